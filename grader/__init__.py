@@ -1,0 +1,1 @@
+"""The course's grader: reference implementations, sealed verdicts, build and grading."""

@@ -1,0 +1,163 @@
+"""The build: source/ -> release/ (student notebooks) and solutions/ (executed answer keys).
+
+    python -m grader build            rebuild release/ and solutions/, refresh generated cells in source/
+    python -m grader build --check    change nothing; exit 1 naming every stale file
+
+Release notebooks are made by `nbgrader generate_assignment` in a throw-away
+course directory, so an instructor's gradebook and submissions are never touched
+(nbgrader's --force deletes the release folder when submissions exist).
+Solutions are the source with solution markers and hidden tests stripped,
+executed by nbclient with their outputs stored: nbval's regression target.
+Building twice gives byte-identical files.
+"""
+import copy
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbgrader import utils
+
+from . import notebook_values
+from .nbgrader_plugin import visible_source
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE, RELEASE, SOLUTIONS = ROOT / "source", ROOT / "release", ROOT / "solutions"
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+class BuildError(Exception):
+    pass
+
+
+def assignments():
+    """Every assignment folder in source/, in course order."""
+    return sorted(p.name for p in SOURCE.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+
+def write(nb, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+# ---------------------------------------------------------------- source/
+
+def refresh_generated_cells(nb):
+    """Rewrite the cells the build owns (checks and reference values); True if any changed."""
+    changed = False
+    for cell in nb.cells:
+        key = cell.metadata.get("course", {}).get("generated")
+        if key:
+            new = notebook_values.render(key).rstrip("\n")
+            changed |= cell.source != new
+            cell.source = new
+    return changed
+
+
+# ---------------------------------------------------------------- release/
+
+def nbgrader_config(root):
+    """This course's nbgrader configuration, pointed at another course directory."""
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    config.CourseDirectory.root = str(root)
+    return config
+
+
+def generate_release(assignment, source_dir, out_dir):
+    """Student notebooks for one assignment, by nbgrader, in a throw-away course directory."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    with tempfile.TemporaryDirectory(prefix="course-build-") as tmp:
+        shutil.copytree(source_dir, Path(tmp) / "source" / assignment)
+        config = nbgrader_config(tmp)
+        api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+        result = api.generate_assignment(assignment, force=True, create=True)
+        if not result["success"]:
+            raise BuildError(f"nbgrader could not release {assignment}:\n{result.get('log', '')}"
+                             f"{result.get('error', '')}")
+        shutil.copytree(Path(tmp) / "release" / assignment, out_dir, dirs_exist_ok=True)
+    for path in sorted(out_dir.glob("*.ipynb")):  # one canonical JSON layout, whatever wrote it
+        write(nbformat.read(str(path), as_version=4), path)
+
+
+# ---------------------------------------------------------------- solutions/
+
+def answer_key(nb):
+    """The source with its answers in place: solution markers and hidden tests removed."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if utils.is_solution(cell):
+            cell.source = "\n".join(line for line in cell.source.splitlines()
+                                    if line.strip() not in SOLUTION_MARKERS)
+        elif cell.cell_type == "code" and utils.is_grade(cell):
+            cell.source = visible_source(cell)
+    return nb
+
+
+def execute(nb, cwd):
+    """Run a notebook top to bottom in a fresh kernel and keep its outputs (no timings)."""
+    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(cwd)}}).execute()
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+# ---------------------------------------------------------------- the whole build
+
+def build(check=False, only=None, out=sys.stdout):
+    """Build every assignment (or `only` those); with check, compare instead of writing."""
+    stale = []
+    with tempfile.TemporaryDirectory(prefix="course-built-") as tmp:
+        for assignment in only or assignments():
+            src_dir = SOURCE / assignment
+            print(f"build: {assignment}", file=out, flush=True)
+            staged = Path(tmp) / "source" / assignment
+            shutil.copytree(src_dir, staged)
+            for path in sorted(staged.glob("*.ipynb")):
+                nb = nbformat.read(str(path), as_version=4)
+                if refresh_generated_cells(nb):
+                    stale.append(SOURCE / assignment / path.name)
+                write(nb, path)
+            generate_release(assignment, staged, Path(tmp) / "release" / assignment)
+            for path in sorted(staged.glob("*.ipynb")):
+                nb = execute(answer_key(nbformat.read(str(path), as_version=4)), staged)
+                write(nb, Path(tmp) / "solutions" / assignment / path.name)
+
+            for kind, committed in (("source", SOURCE), ("release", RELEASE), ("solutions", SOLUTIONS)):
+                built_dir, here = Path(tmp) / kind / assignment, committed / assignment
+                for built in sorted(built_dir.rglob("*")):
+                    if built.is_dir():
+                        continue
+                    target = here / built.relative_to(built_dir)
+                    if target.exists() and target.read_bytes() == built.read_bytes():
+                        continue
+                    if kind != "source":
+                        stale.append(target)
+                    if not check:
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copyfile(built, target)
+                if here.exists():
+                    built_names = {p.relative_to(built_dir) for p in built_dir.rglob("*")}
+                    for extra in sorted(p for p in here.rglob("*") if p.is_file()):
+                        if extra.relative_to(here) not in built_names:
+                            stale.append(extra)
+                            if not check:
+                                extra.unlink()
+    return sorted(set(stale))
+
+
+def main(check=False, only=None):
+    stale = build(check=check, only=only)
+    rel = [str(p.relative_to(ROOT)) for p in stale]
+    if check:
+        for path in rel:
+            print(f"stale: {path} (rebuild with `python -m grader build`)")
+        print("build check: " + ("up to date" if not rel else f"{len(rel)} stale file(s)"))
+        return 1 if rel else 0
+    for path in rel:
+        print(f"wrote: {path}")
+    print(f"build: done, {len(rel)} file(s) changed")
+    return 0

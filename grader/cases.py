@@ -1,0 +1,39 @@
+"""Inputs: the book's cases (its seeds, its sizes) and fresh ones drawn at grading time."""
+import numpy as np
+
+# Fresh sizes avoid the book's own (D=4, N=3), so an answer that leans on the
+# notebook's globals or on the book's printed numbers cannot pass by chance.
+FRESH_D = (2, 3, 5, 6, 7)
+FRESH_N = (2, 4, 5, 6)
+PARAMETERS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def book_12_1():
+    """Book notebook 12.1: N=3 tokens of size D=4 (seed 3), then the parameters (seed 0)."""
+    N, D = 3, 4
+    np.random.seed(3)
+    all_x = [np.random.normal(size=(D, 1)) for _ in range(N)]
+    np.random.seed(0)
+    omega_q = np.random.normal(size=(D, D))
+    omega_k = np.random.normal(size=(D, D))
+    omega_v = np.random.normal(size=(D, D))
+    beta_q = np.random.normal(size=(D, 1))
+    beta_k = np.random.normal(size=(D, 1))
+    beta_v = np.random.normal(size=(D, 1))
+    return dict(N=N, D=D, all_x=all_x, X=np.hstack(all_x),
+                omega_v=omega_v, omega_q=omega_q, omega_k=omega_k,
+                beta_v=beta_v, beta_q=beta_q, beta_k=beta_k)
+
+
+def fresh_12_1(rng, D=None, N=None):
+    """Inputs like the book's, of another size, drawn from `rng`."""
+    D = int(rng.choice(FRESH_D)) if D is None else D
+    N = int(rng.choice(FRESH_N)) if N is None else N
+    X = rng.normal(size=(D, N))
+    params = {name: rng.normal(size=(D, D) if name.startswith("omega") else (D, 1)) for name in PARAMETERS}
+    return dict(N=N, D=D, all_x=[X[:, [n]] for n in range(N)], X=X, **params)
+
+
+def only(inputs, names):
+    """The entries of `inputs` that a probe passes on."""
+    return {name: inputs[name] for name in names}

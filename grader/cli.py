@@ -1,0 +1,35 @@
+"""The command line: `python -m grader <command>` (or `course <command>`). Thin by design."""
+import argparse
+import os
+import sys
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("build", help="rebuild release/ and solutions/ from source/")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 naming every stale file")
+    p.add_argument("assignments", nargs="*", help="only these assignments (default: all)")
+
+    p = sub.add_parser("grade", help="autograde a class of submissions and print the grade table")
+    p.add_argument("submissions", help="a folder of submissions: <student>/<assignment>/<notebook>.ipynb")
+    p.add_argument("--course", default=".course", help="the course directory to grade in (default: .course)")
+    p.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
+    p.add_argument("--csv", help="also write the grade table here")
+
+    args = parser.parse_args(argv)
+    # nbgrader runs its own console scripts (alembic, for the gradebook) by name:
+    # make this environment's scripts findable even when it is not activated.
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    if args.command == "build":
+        from . import build
+        return build.main(check=args.check, only=args.assignments or None)
+    if args.command == "grade":
+        from . import grade
+        return grade.main(args.submissions, args.course, args.assignment, args.csv)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

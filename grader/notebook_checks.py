@@ -1,0 +1,42 @@
+# The course's visible checks. The build copies this file verbatim into each
+# notebook, so a student needs nothing but the notebook; the grader imports
+# the same tolerances, so "matches" means one thing everywhere.
+import numpy as np
+
+RTOL, ATOL = 1e-4, 1e-6
+
+
+def _same(yours, true):
+    yours, true = np.squeeze(yours), np.squeeze(true)
+    return yours.shape == true.shape and np.allclose(yours, true, rtol=RTOL, atol=ATOL)
+
+
+def check(name, yours, true, mistakes=None):
+    """Compare your result with the true one; name the mistake when one is recognised."""
+    yours = np.asarray(yours, dtype=float)
+    true = np.asarray(true, dtype=float)
+    if np.squeeze(yours).shape != np.squeeze(true).shape:
+        raise AssertionError(f"{name} has shape {yours.shape}; it should have shape {true.shape}")
+    if not np.all(np.isfinite(yours)):
+        raise AssertionError(f"{name} contains nan or inf: look for an overflow in np.exp")
+    if _same(yours, true):
+        print(f"OK: {name} matches the true values (largest difference {np.max(np.abs(yours - true.reshape(yours.shape))):.1e})")
+        return
+    for mistake, value in (mistakes or {}).items():
+        if _same(yours, value):
+            raise AssertionError(f"{name} is wrong. Recognised mistake, {mistake}")
+    with np.printoptions(precision=8, suppress=False):
+        raise AssertionError(f"{name} is wrong.\nYours:\n{yours}\nTrue:\n{true}")
+
+
+def check_columns_sum_to_one(name, A):
+    """Attention weights: every column is a distribution over the keys."""
+    A = np.asarray(A, dtype=float)
+    if np.any(A < 0):
+        raise AssertionError(f"{name} has negative entries: a softmax output never does")
+    sums = A.sum(axis=0)
+    if not np.allclose(sums, 1.0, rtol=RTOL, atol=ATOL):
+        rows = A.sum(axis=1)
+        hint = " (its rows do: the softmax ran over rows, not columns)" if np.allclose(rows, 1.0) else ""
+        raise AssertionError(f"{name}: columns sum to {np.round(sums, 6)}, not 1{hint}")
+    print(f"OK: every column of {name} sums to 1")

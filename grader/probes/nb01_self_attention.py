@@ -1,0 +1,81 @@
+"""Notebook 01, self-attention (book 12.1, first half): how each graded cell is probed."""
+from .. import cases, mistakes, reference as ref
+from ..protocol import Case, Probe
+
+PARAMS = cases.PARAMETERS
+N_FRESH = 3
+
+
+def _inputs(rng):
+    """The book's case, then fresh cases of other sizes."""
+    book = Case("book", cases.book_12_1())
+    fresh = []
+    for _ in range(N_FRESH):
+        i = cases.fresh_12_1(rng)
+        fresh.append(Case("fresh", i, about=f"D={i['D']}, N={i['N']}"))
+    return [book] + fresh
+
+
+def _with(names, extra=None):
+    """Cases that pass on `names` (plus what `extra` derives from the full inputs)."""
+    def make(rng):
+        out = []
+        for c in _inputs(rng):
+            inputs = cases.only(c.inputs, names)
+            inputs.update(extra(c.inputs) if extra else {})
+            out.append(Case(c.label, inputs, c.about))
+        return out
+    return make
+
+
+def _qkv(i):
+    return [[w @ x + b for x in i["all_x"]] for w, b in
+            ((i["omega_q"], i["beta_q"]), (i["omega_k"], i["beta_k"]), (i["omega_v"], i["beta_v"]))]
+
+
+def _softmax_cases(rng):
+    book = cases.book_12_1()
+    queries, keys, _ = _qkv(book)
+    dots = [k.T @ queries[0] for k in keys]  # the book's first call: a list of (1, 1) arrays
+    fresh = [rng.normal(scale=2.0, size=int(n)) for n in rng.choice((2, 4, 5, 6, 7), size=N_FRESH)]
+    return ([Case("book", {"items_in": dots})]
+            + [Case("fresh", {"items_in": x}, about=f"{len(x)} numbers") for x in fresh])
+
+
+def _loop_inputs(i):
+    queries, keys, values = _qkv(i)
+    return {"all_queries": queries, "all_keys": keys, "all_values": values}
+
+
+PROBES = {
+    "test_qkv_loop": Probe(
+        what="queries, keys and values",
+        cell="qkv_loop",
+        outputs=("all_queries", "all_keys", "all_values"),
+        cases=_with(("N", "D", "all_x") + PARAMS),
+        reference=_qkv,
+        mistakes=[mistakes.QKV_BIAS_LEFT_OUT],
+    ),
+    "test_softmax": Probe(
+        what="softmax",
+        call="softmax(items_in)",
+        cases=_softmax_cases,
+        reference=lambda i: ref.softmax(i["items_in"]),
+        mistakes=[mistakes.SOFTMAX_NOT_NORMALISED],
+    ),
+    "test_attention_loop": Probe(
+        what="the loop of dot products and weighted sums",
+        cell="attention_loop",
+        outputs=("all_x_prime",),
+        from_kernel=("softmax",),
+        cases=_with(("N", "D"), extra=_loop_inputs),
+        reference=lambda i: [ref.attention_loop(i["all_queries"], i["all_keys"], i["all_values"])],
+    ),
+    "test_self_attention": Probe(
+        what="self_attention",
+        call="self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
+        cases=_with(("X",) + PARAMS),
+        reference=lambda i: ref.self_attention(*(i[n] for n in ("X",) + PARAMS)),
+        mistakes=mistakes.SELF_ATTENTION,
+    ),
+}
