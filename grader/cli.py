@@ -1,6 +1,5 @@
 """The command line: `python -m grader <command>` (or `course <command>`). Thin by design."""
 import argparse
-import os
 import sys
 
 
@@ -19,9 +18,6 @@ def main(argv=None):
     p.add_argument("--csv", help="also write the grade table here")
 
     args = parser.parse_args(argv)
-    # nbgrader runs its own console scripts (alembic, for the gradebook) by name:
-    # make this environment's scripts findable even when it is not activated.
-    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     if args.command == "build":
         from . import build
         return build.main(check=args.check, only=args.assignments or None)

@@ -30,7 +30,7 @@ def prepare(course):
     """A course directory that grades with this repository's source/ and configuration."""
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(COURSE_CONFIG.format(
-        config=str(ROOT / "nbgrader_config.py"), root=str(course), source=str(SOURCE / "{assignment_id}")))
+        config=str(ROOT / "nbgrader_config.py"), root=str(course), source=str(SOURCE)))
 
 
 def take_in(submissions, course, only=None, say=print):

@@ -188,8 +188,11 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "") -> str:
 # --------------------------------------------------------------------------
 # The grader side.
 
-def compare(got, want):
-    """None when `got` matches `want`, else a short reason. Singleton axes are ignored."""
+def compare(got, want, names=None):
+    """None when `got` matches `want`, else a short reason. Singleton axes are ignored.
+
+    `names` labels the items of a top-level list (the variables a cell sets).
+    """
     if isinstance(want, list):
         if isinstance(got, np.ndarray) and got.ndim >= 1 and len(got) == len(want):
             got = list(got)
@@ -200,7 +203,8 @@ def compare(got, want):
         for i, (g, w) in enumerate(zip(got, want)):
             why = compare(g, w)
             if why:
-                return f"item {i}: {why}"
+                label = names[i] if names else f"[{i}]"
+                return label + (why if why.startswith("[") else ": " + why)
         return None
     if isinstance(got, list):
         try:
@@ -256,7 +260,7 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
             reasons.append(str(e))
             continue
         got.append(value)
-        reasons.append(compare(value, want))
+        reasons.append(compare(value, want, probe.outputs or None))
 
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]

@@ -52,6 +52,25 @@ def attention_loop(all_queries, all_keys, all_values):
     """The book's loop form: x'_n = sum_m softmax_m(k_m . q_n) v_m, one (D, 1) column per token."""
     outputs = []
     for q in all_queries:
-        weights = softmax([float(k.T @ q) for k in all_keys])  # (N,)
+        weights = softmax([(k.T @ q).item() for k in all_keys])  # (N,)
         outputs.append(sum(w * v for w, v in zip(weights, all_values)))  # (D, 1)
     return outputs
+
+
+def multihead_self_attention(X, heads, omega_c):
+    """Multi-head self-attention (eqs. 12.10-12.12): X (D, N) -> X' (D, N).
+
+    `heads` is a list of H tuples (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k),
+    each projecting to D/H; the heads' outputs are stacked (D/H each, one on top
+    of the other) and mixed by omega_c (D, D).
+    """
+    outputs = [scaled_dot_product_self_attention(X, *head) for head in heads]  # H x (D/H, N)
+    return omega_c @ np.vstack(outputs)  # (D, N)
+
+
+def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1,
+                                    omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2, omega_c):
+    """The book's two-head version (notebook 12.2)."""
+    heads = [(omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1),
+             (omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)]
+    return multihead_self_attention(X, heads, omega_c)

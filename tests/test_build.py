@@ -1,0 +1,77 @@
+"""The build: release/ and solutions/ are up to date, and release/ gives nothing away."""
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbgrader import utils
+
+from grader import build
+from grader.build import RELEASE, SOURCE, SOLUTIONS, assignments
+
+NOTEBOOKS = [(a, p.name) for a in assignments() for p in sorted((SOURCE / a).glob("*.ipynb"))]
+
+
+def test_release_and_solutions_are_up_to_date():
+    stale = build.build(check=True)
+    assert not stale, "stale (run `python -m grader build`): " + ", ".join(map(str, stale))
+
+
+@pytest.mark.parametrize("assignment, name", NOTEBOOKS)
+def test_source_is_committed_without_outputs(assignment, name):
+    nb = nbformat.read(str(SOURCE / assignment / name), as_version=4)
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in nb.cells if c.cell_type == "code")
+
+
+def _secret_lines(nb):
+    """Lines of solutions and hidden tests that say something (not blank, not a bare keyword)."""
+    secret, inside = [], False
+    for cell in nb.cells:
+        for line in cell.source.splitlines():
+            if re.search(r"### BEGIN (SOLUTION|HIDDEN TESTS)", line):
+                inside = True
+            elif re.search(r"### END (SOLUTION|HIDDEN TESTS)", line):
+                inside = False
+            elif inside and len(line.strip()) > 12:
+                secret.append(line.strip())
+    return secret
+
+
+@pytest.mark.parametrize("assignment, name", NOTEBOOKS)
+def test_release_holds_no_solution_and_no_hidden_test(assignment, name):
+    released = (RELEASE / assignment / name).read_text()
+    assert "BEGIN SOLUTION" not in released and "HIDDEN TESTS" not in released
+    source = nbformat.read(str(SOURCE / assignment / name), as_version=4)
+    leaked = [line for line in _secret_lines(source) if line in released]
+    assert not leaked, f"solution or hidden-test lines in release/{assignment}/{name}: {leaked}"
+
+
+@pytest.mark.parametrize("assignment, name", NOTEBOOKS)
+def test_release_runs_before_it_is_filled_in(assignment, name, tmp_path):
+    """The placeholders let a student run every cell; only the checks fail, and say why."""
+    nb = nbformat.read(str(RELEASE / assignment / name), as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = {c.metadata.nbgrader["grade_id"] if "nbgrader" in c.metadata else c.id: o.ename
+              for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"}
+    crashes = {cell: e for cell, e in errors.items() if e != "AssertionError"}
+    assert not crashes, f"cells crash (not a failed check) before anything is filled in: {crashes}"
+    checks = [c.metadata.nbgrader["grade_id"] for c in nb.cells if c.cell_type == "code" and utils.is_grade(c)]
+    passing = [c for c in checks if c not in errors]
+    assert not passing, f"checks that pass on the untouched placeholders: {passing}"
+
+
+@pytest.mark.parametrize("assignment, name", NOTEBOOKS)
+def test_every_graded_cell_is_probed_or_graded_by_hand(assignment, name):
+    from grader.probes import PROBES
+    nb = nbformat.read(str(SOURCE / assignment / name), as_version=4)
+    tests = {c.metadata.nbgrader["grade_id"] for c in nb.cells
+             if c.cell_type == "code" and utils.is_grade(c) and not utils.is_solution(c)}
+    assert tests == set(PROBES.get(name[:-len(".ipynb")], {})), "test cells and grader/probes disagree"
+    solutions = {c.metadata.nbgrader["grade_id"] for c in nb.cells if utils.is_solution(c)}
+    for probe in PROBES.get(name[:-len(".ipynb")], {}).values():
+        assert not probe.cell or probe.cell in solutions, f"probe runs a cell that is not there: {probe.cell}"
+
+
+def test_solutions_exist_for_every_source_notebook():
+    assert {(a, n) for a, n in NOTEBOOKS} == {(p.parent.name, p.name) for p in SOLUTIONS.glob("*/*.ipynb")}

@@ -1,0 +1,178 @@
+"""Sealed verdicts, unit by unit: the probe's kernel side runs here in-process (no Jupyter kernel)."""
+import IPython.display
+import nbformat
+import numpy as np
+import pytest
+from nbgrader.utils import determine_grade
+
+from grader import protocol
+from grader.probes import PROBES
+from grader.protocol import Case, Probe, verdict
+
+SELF_ATTENTION = PROBES["01_self_attention"]["test_self_attention"]
+QKV = PROBES["01_self_attention"]["test_qkv_loop"]
+
+
+def run_probe(probe, kernel, cell_source="", seed=0, monkeypatch=None):
+    """Execute the probe's source in `kernel` (a dict standing for the kernel's globals); return cases, outputs."""
+    cases = probe.cases(np.random.default_rng(seed))
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+    with pytest.raises(RuntimeError, match="awaiting the grader"):  # fail-closed without SealVerdicts
+        exec(protocol.probe_source(probe, cases, cell_source), kernel)
+    outputs = [{"output_type": "display_data", "data": obj} for obj in shown]
+    return cases, outputs
+
+
+def kernel_with(source):
+    """A stand-in kernel namespace after the student's cells ran."""
+    space = {"np": np}
+    exec("import numpy as np\n"
+         "def softmax_cols(a):\n  e = np.exp(a)\n  return e / e.sum(axis=0)\n" + source, space)
+    return space
+
+
+RIGHT = """
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  Q = omega_q @ X + beta_q
+  K = omega_k @ X + beta_k
+  V = omega_v @ X + beta_v
+  print("students print things")
+  return V @ softmax_cols(K.T @ Q)
+"""
+
+
+def test_right_answer_gets_full_marks_and_prints_nothing(monkeypatch, capsys):
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(RIGHT), monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert (v.score, v.points) == (3, 3)
+    assert "right on the book's case" in v.message
+    assert capsys.readouterr().out == ""
+
+
+def test_einsum_and_float32_answers_are_right_too(monkeypatch):
+    other = RIGHT.replace("return V @ softmax_cols(K.T @ Q)",
+                          "return np.einsum('dm,mn->dn', V, softmax_cols(np.einsum('dm,dn->mn', K, Q))).astype(np.float32)")
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(other), monkeypatch=monkeypatch)
+    assert verdict(SELF_ATTENTION, cases, outputs, 3).score == 3
+
+
+@pytest.mark.parametrize("edit, name", [
+    (("softmax_cols(K.T @ Q)", "softmax_cols((K.T @ Q).T).T"), "softmax over rows"),
+    (("softmax_cols(K.T @ Q)", "softmax_cols(Q.T @ K)"), "Q.T @ K"),
+    ((" + beta_q", ""), None),  # one bias left out is wrong, but is not the catalogued "all biases" mistake
+])
+def test_mistakes_score_zero_and_are_named(monkeypatch, edit, name):
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(RIGHT.replace(*edit)), monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0
+    if name:
+        assert name in v.message
+    else:
+        assert "wrong values" in v.message
+
+
+def test_an_answer_using_the_notebooks_global_size_gets_the_book_case_only(monkeypatch):
+    only_4 = RIGHT.replace("def self_attention(X,", "D = 4\ndef self_attention(X,").replace(
+        "return V @", "V = V[:D] if V.shape[0] == D else V * 0\n  return V @")
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(only_4), monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 1.0
+    assert "right on 0 of 3 fresh inputs" in v.message
+
+
+def test_a_hard_coded_result_scores_zero_even_on_the_book_case(monkeypatch):
+    book = SELF_ATTENTION.reference(SELF_ATTENTION.cases(np.random.default_rng(0))[0].inputs)
+    kernel = kernel_with("def self_attention(*args):\n  return BOOK\n")
+    kernel["BOOK"] = book
+    cases, outputs = run_probe(SELF_ATTENTION, kernel, monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0 and "hard-coded" in v.message
+
+
+def test_an_exception_is_reported_with_its_message(monkeypatch):
+    kernel = kernel_with("def self_attention(*args):\n  raise ValueError('shapes do not align')\n")
+    cases, outputs = run_probe(SELF_ATTENTION, kernel, monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0 and "ValueError: shapes do not align" in v.message
+
+
+def test_a_missing_function_scores_zero(monkeypatch):
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(""), monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0 and "NameError" in v.message
+
+
+def test_cell_probe_runs_the_students_cell_on_fresh_inputs(monkeypatch):
+    cell = ("all_queries, all_keys, all_values = [], [], []\n"
+            "for x in all_x:\n"
+            "  all_queries.append(omega_q @ x + beta_q)\n"
+            "  all_keys.append(omega_k @ x + beta_k)\n"
+            "  all_values.append(omega_v @ x)\n")
+    cases, outputs = run_probe(QKV, {}, cell_source=cell, monkeypatch=monkeypatch)
+    v = verdict(QKV, cases, outputs, 2)
+    assert v.score == 0 and "all_values[0]: wrong values" in v.message
+    fixed = cell.replace("omega_v @ x)", "omega_v @ x + beta_v)")
+    cases, outputs = run_probe(QKV, {}, cell_source=fixed, monkeypatch=monkeypatch)
+    assert verdict(QKV, cases, outputs, 2).score == 2
+
+
+def test_a_cell_that_does_not_set_its_outputs_is_told_so(monkeypatch):
+    cases, outputs = run_probe(QKV, {}, cell_source="all_queries = []\n", monkeypatch=monkeypatch)
+    v = verdict(QKV, cases, outputs, 2)
+    assert v.score == 0 and "did not set all_keys, all_values" in v.message
+
+
+@pytest.mark.parametrize("outputs, words", [
+    ([], "could not report"),
+    ([{"output_type": "error", "ename": "CellTimeoutError", "evalue": ""}], "time limit"),
+    ([{"output_type": "display_data", "data": {protocol.MIME: {"results": "nonsense"}}}], "malformed"),
+])
+def test_no_report_scores_zero(outputs, words):
+    cases = SELF_ATTENTION.cases(np.random.default_rng(0))
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0 and words in v.message
+
+
+def test_two_reports_score_zero(monkeypatch):
+    cases, outputs = run_probe(SELF_ATTENTION, kernel_with(RIGHT), monkeypatch=monkeypatch)
+    assert verdict(SELF_ATTENTION, cases, outputs * 2, 3).score == 0
+
+
+@pytest.mark.parametrize("obj, words", [
+    ({"dtype": "|O", "shape": [1], "data": ""}, "not numbers"),
+    ({"dtype": "<f8", "shape": [10**7], "data": ""}, "far too large"),
+    ({"dtype": "<f8", "shape": [3], "data": "AAAA"}, "malformed"),
+    ({"type": "Tricky"}, "Tricky"),
+])
+def test_results_that_are_not_arrays_are_refused(obj, words):
+    with pytest.raises(protocol.BadResult, match=words):
+        protocol.decode_result(obj)
+
+
+def test_nbgrader_scores_the_verdict_outputs_as_intended():
+    for score, expected in ((3.0, 3.0), (0.0, 0.0), (1.5, 1.5)):
+        outputs = protocol.verdict_outputs(protocol.Verdict(score, 3.0, "message"))
+        cell = nbformat.v4.new_code_cell("")
+        cell.outputs = [nbformat.from_dict(o) for o in outputs]
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 3, "grade_id": "t"}
+        assert determine_grade(cell) == (expected, 3.0)
+        assert not any(o.get("name") == "stderr" for o in outputs)
+
+
+def test_weights_give_the_book_case_a_third():
+    cases = [Case("book", {}), Case("fresh", {}), Case("fresh", {})]
+    assert protocol._weights(cases) == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    assert protocol._weights([Case("fresh", {})] * 4) == pytest.approx([0.25] * 4)
+
+
+def test_every_probe_draws_fresh_sizes_unlike_the_books():
+    for notebook, probes in PROBES.items():
+        for grade_id, probe in probes.items():
+            cases = probe.cases(np.random.default_rng(1))
+            assert [c.label for c in cases][0] == "book", (notebook, grade_id)
+            for c in cases[1:]:
+                assert c.label == "fresh"
+                for name in ("X", "items_in", "all_x", "all_queries"):
+                    if name in c.inputs and name in cases[0].inputs:
+                        assert np.shape(c.inputs[name]) != np.shape(cases[0].inputs[name]), (notebook, grade_id)

@@ -1,0 +1,74 @@
+"""The reference implementations reproduce the book's printed values."""
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader import cases, reference as ref
+from tests import book_values as book
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def _12_1():
+    i = cases.book_12_1()
+    return i, [i[n] for n in cases.PARAMETERS]
+
+
+def test_self_attention_matches_book_12_1_to_1e_8():
+    i, params = _12_1()
+    X_prime = ref.self_attention(i["X"], *params)
+    for n in range(3):
+        np.testing.assert_allclose(X_prime[:, [n]].T, book.value(f"12.1 x_prime_{n}"), rtol=0, atol=1e-8)
+
+
+def test_attention_matrix_matches_book_12_1():
+    i, params = _12_1()
+    np.testing.assert_allclose(ref.attention_matrix(i["X"], *params), book.value("12.1 attention"),
+                               rtol=1e-8, atol=1e-8)
+
+
+def test_loop_form_equals_matrix_form():
+    i, params = _12_1()
+    V, Q, K = ref.queries_keys_values(i["X"], *params)
+    loop = np.hstack(ref.attention_loop([Q[:, [n]] for n in range(3)], [K[:, [n]] for n in range(3)],
+                                        [V[:, [n]] for n in range(3)]))
+    np.testing.assert_allclose(loop, ref.self_attention(i["X"], *params), rtol=1e-12)
+
+
+def test_scaled_attention_matches_book_12_1_to_1e_8():
+    i, params = _12_1()
+    np.testing.assert_allclose(ref.scaled_dot_product_self_attention(i["X"], *params),
+                               book.value("12.1 scaled X_prime"), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(ref.attention_matrix(i["X"], *params, scale=0.5),
+                               book.value("12.1 scaled attention"), rtol=1e-8, atol=1e-8)
+
+
+def test_multihead_matches_book_12_2():
+    i = cases.book_12_2()
+    args = [i[f"{n}{h}"] for h in (1, 2) for n in cases.PARAMETERS]
+    X_prime = ref.multihead_scaled_self_attention(i["X"], *args, i["omega_c"])
+    np.testing.assert_allclose(X_prime, book.value("12.2 X_prime"), rtol=0, atol=book.tolerance("12.2 X_prime"))
+
+
+@pytest.mark.parametrize("x", [np.array([0.0, 1.0, 2.0]), np.array([[1.0], [3.0]]), [np.ones((1, 1)), np.zeros((1, 1))]])
+def test_softmax_is_a_distribution_of_the_same_shape(x):
+    y = ref.softmax(x)
+    assert y.shape == np.asarray(x).shape
+    assert np.all(y > 0) and np.isclose(y.sum(), 1.0)
+
+
+def test_softmax_cols_is_stable_on_large_inputs():
+    a = ref.softmax_cols(np.array([[1000.0, -1000.0], [999.0, -999.0]]))
+    assert np.all(np.isfinite(a))
+    np.testing.assert_allclose(a.sum(axis=0), 1.0)
+    np.testing.assert_allclose(a[:, 0], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))])
+
+
+@pytest.mark.skipif(not SEEDS.is_dir() and not os.environ.get("CI"),
+                    reason="the seed documents (../shared/seeds) are not beside this clone")
+@pytest.mark.parametrize("name", sorted(book.PRINTED))
+def test_book_values_are_the_seeds_printouts(name):
+    seed, printed, _ = book.PRINTED[name]
+    assert printed in (SEEDS / seed).read_text(), f"{name} is not printed as such in {seed}"
