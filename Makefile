@@ -1,0 +1,29 @@
+# The two commands of the README; each installs what it needs into .venv first.
+#   make demo   build the course, then grade the bundled sample class and print the grade table
+#   make test   the test suite: unit tests, the build in check mode, nbval over solutions/, end-to-end grading
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test build clean
+
+$(VENV)/installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+demo: $(VENV)/installed
+	$(BIN)/python -m grader build
+	rm -rf .course/sample_submissions
+	$(BIN)/python -m tests.sample_class .course/sample_submissions
+	$(BIN)/python -m grader grade .course/sample_submissions --course .course --csv .course/grades.csv
+
+test: $(VENV)/installed
+	$(BIN)/python -m pytest
+
+build: $(VENV)/installed
+	$(BIN)/python -m grader build
+
+clean:
+	rm -rf $(VENV) .course
