@@ -84,7 +84,7 @@ def grade_table(course, assignments):
                 except MissingEntry:
                     continue
                 for nb in submission.notebooks:
-                    for grade in sorted(nb.grades, key=lambda g: g.cell.grade_id if hasattr(g.cell, "grade_id") else g.name):
+                    for grade in nb.grades:
                         rows.append({
                             "student": student, "assignment": assignment, "notebook": nb.name,
                             "part": grade.name, "score": grade.score, "max_score": grade.max_score,
@@ -94,24 +94,25 @@ def grade_table(course, assignments):
 
 
 def print_table(rows, out=sys.stdout):
-    """Per assignment: a line per student, a column per part, then the total."""
+    """Per assignment: a line per student, a column per graded part, then the total."""
     for assignment in sorted({r["assignment"] for r in rows}):
         mine = [r for r in rows if r["assignment"] == assignment]
         parts = list(dict.fromkeys(r["part"] for r in mine))
+        names = [p.removeprefix("test_") for p in parts]
         students = list(dict.fromkeys(r["student"] for r in mine))
-        width = max(len(s) for s in students + ["student"])
         maxima = {r["part"]: r["max_score"] for r in mine}
+        score = {(r["student"], r["part"]): r for r in mine}
+        width = max(len(s) for s in students + ["student"])
+        cols = [max(len(n), 6) for n in names]
         print(f"\n{assignment}", file=out)
-        print("student".ljust(width) + "".join(f"  {p[:18]:>18}" for p in parts) + "       total", file=out)
-        print(" " * width + "".join(f"  {'/' + format(maxima[p], 'g'):>18}" for p in parts)
-              + f"  {'/' + format(sum(maxima.values()), 'g'):>10}", file=out)
+        print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols)) + "  total", file=out)
+        print("(out of)".ljust(width) + "".join(f"  {maxima[p]:>{w}g}" for p, w in zip(parts, cols))
+              + f"  {sum(maxima.values()):>5g}", file=out)
         for s in students:
-            cells, total = [], 0.0
-            for p in parts:
-                r = next(r for r in mine if r["student"] == s and r["part"] == p)
-                cells.append("manual" if r["needs_manual_grade"] else format(r["score"], "g"))
-                total += r["score"] or 0
-            print(s.ljust(width) + "".join(f"  {c:>18}" for c in cells) + f"  {format(total, 'g'):>10}", file=out)
+            cells = [score[s, p] for p in parts]
+            shown = ["manual" if r["needs_manual_grade"] else format(r["score"], "g") for r in cells]
+            total = sum(r["score"] or 0 for r in cells)
+            print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols)) + f"  {total:>5g}", file=out)
 
 
 def grade_class(submissions, course, only=None, say=print):
