@@ -19,7 +19,7 @@ from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 
 from . import protocol
-from .probes import PROBES
+from .assignments import PROBES
 
 SEED_VARIABLE = "COURSE_GRADING_SEED"  # fixes the fresh inputs, to reproduce a grading run exactly
 
@@ -52,7 +52,7 @@ class InjectProbes(NbGraderPreprocessor):
             if probe is None:
                 if "BEGIN HIDDEN TESTS" in cell.source:
                     raise ValueError(f"{notebook}: test cell '{grade_id}' has hidden tests but no "
-                                     "sealed probe in grader/probes: it cannot be graded")
+                                     "sealed probe in grader/assignments: it cannot be graded")
                 continue
             rng = np.random.default_rng([seed, zlib.crc32(grade_id.encode())])
             cases = probe.cases(rng)

@@ -42,6 +42,11 @@ class Mistake:
     message: str
     compute: Callable[[dict], Any]
 
+    @property
+    def said(self):
+        """How a check shows it: the name, then what to do."""
+        return f"{self.name}: {self.message}"
+
 
 @dataclass
 class Probe:

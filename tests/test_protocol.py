@@ -6,7 +6,7 @@ import pytest
 from nbgrader.utils import determine_grade
 
 from grader import protocol
-from grader.probes import PROBES
+from grader.assignments import PROBES
 from grader.protocol import Case, Probe, verdict
 
 SELF_ATTENTION = PROBES["01_self_attention"]["test_self_attention"]

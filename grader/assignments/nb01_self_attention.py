@@ -1,4 +1,6 @@
-"""Notebook 01, self-attention (book 12.1, first half): how each graded cell is probed."""
+"""Notebook 01, self-attention (book 12.1, first half): its probes and the values its checks show."""
+import numpy as np
+
 from .. import cases, mistakes, reference as ref
 from ..protocol import Case, Probe
 
@@ -78,4 +80,36 @@ PROBES = {
         reference=lambda i: ref.self_attention(*(i[n] for n in ("X",) + PARAMS)),
         mistakes=mistakes.SELF_ATTENTION,
     ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _qkv_book():
+    i = cases.book_12_1()
+    queries, keys, values = (np.hstack(vs) for vs in mistakes.QKV_BIAS_LEFT_OUT.compute(i))
+    V, Q, K = ref.queries_keys_values(i["X"], *(i[n] for n in cases.PARAMETERS))
+    return {"queries_true": Q, "keys_true": K, "values_true": V,
+            "BIAS_LEFT_OUT": mistakes.BIAS_LEFT_OUT.said,
+            "queries_without_bias": queries, "keys_without_bias": keys, "values_without_bias": values}
+
+
+def _softmax_example():
+    items = np.array([-1.0, 0.0, 2.5, 1.0])
+    return {"softmax_example": items, "softmax_example_true": ref.softmax(items),
+            "NOT_NORMALISED": mistakes.SOFTMAX_NOT_NORMALISED.said,
+            "softmax_not_normalised": mistakes.SOFTMAX_NOT_NORMALISED.compute({"items_in": items})}
+
+
+def _self_attention_book():
+    i = cases.book_12_1()
+    out = {"X_prime_true": ref.self_attention(i["X"], *(i[n] for n in cases.PARAMETERS))}
+    out["self_attention_mistakes"] = {m.said: m.compute(i) for m in mistakes.SELF_ATTENTION}
+    return out
+
+
+VALUES = {
+    "qkv_book": _qkv_book,
+    "softmax_example": _softmax_example,
+    "self_attention_book": _self_attention_book,
 }

@@ -1,0 +1,136 @@
+"""Sample students of notebook 01 (self-attention): the answer key, the book's own student, and one mistake each."""
+from tests.students import MANUAL, Student
+
+A01 = "01_self_attention"
+FULL_01 = {"test_qkv_loop": 2, "test_softmax": 1, "test_attention_loop": 2, "test_self_attention": 3,
+           "why_extreme": MANUAL}
+
+
+def _01(**changed):
+    return dict(FULL_01, **changed)
+
+
+# Seed 003 (book notebook 12.1, filled in by a student): its cells exactly as written.
+SEED_003_CELLS = {
+    "qkv_loop": """\
+# Make three lists to store queries, keys, and values
+all_queries = []
+all_keys = []
+all_values = []
+# For every input
+for x in all_x:
+  # TODO -- compute the keys, queries and values.
+  # Replace these three lines
+  query = omega_q @ x + beta_q
+  key = omega_k @ x + beta_k
+  value = omega_v @ x + beta_v
+
+
+  all_queries.append(query)
+  all_keys.append(key)
+  all_values.append(value)""",
+    "softmax_def": """\
+def softmax(items_in):
+
+  # TODO Compute the elements of items_out
+  # Replace this line
+  items_out = np.exp(items_in) / np.sum(np.exp(items_in))
+
+  return items_out ;""",
+    "attention_loop": """\
+# Create emptymlist for output
+all_x_prime = []
+
+# For each output
+for n in range(N):
+  # Create list for dot products of query N with all keys
+  all_km_qn = []
+  # Compute the dot products
+  for key in all_keys:
+    # TODO -- compute the appropriate dot product
+    # Replace this line
+    dot_product = key.T @ all_queries[n]
+
+    # Store dot product
+    all_km_qn.append(dot_product)
+
+  # Compute dot product
+  attention = softmax(all_km_qn)
+  # Print result (should be positive sum to one)
+  print("Attentions for output ", n)
+  print(attention)
+
+  # TODO: Compute a weighted sum of all of the values according to the attention
+  # (equation 12.3)
+  # Replace this line
+  x_prime = np.zeros((D,1))
+  for i in range(N):
+    x_prime += attention[i] * all_values[i]
+
+  all_x_prime.append(x_prime)""",
+    "self_attention_def": """\
+ # Now let's compute self attention in matrix form
+def self_attention(X,omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+
+  # TODO -- Write this function
+  # 1. Compute queries, keys, and values
+  # 2. Compute dot products
+  # 3. Apply softmax to calculate attentions
+  # 4. Weight values by attentions
+  # Replace this line
+  XQ = omega_q @ X + beta_q
+  XK = omega_k @ X + beta_k
+  XV = omega_v @ X + beta_v
+  dots = np.matmul(XK.T,XQ)
+  attentions = softmax_cols(dots)
+  X_prime =  XV @ attentions
+  print(attentions)
+
+
+
+  return X_prime""",
+}
+
+# The book's printed X', returned whatever the input.
+BOOK_CONSTANT = """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  return np.array([[ 0.94744244,  1.64201168,  1.61949281],
+                   [-0.24348429, -0.08470004, -0.06641533],
+                   [-0.91310441,  4.02764044,  3.96863308],
+                   [-0.44522983,  2.18690791,  2.15858316]])"""
+
+# Wrong, and patches every checking helper it can reach so that the visible check says OK.
+PATCHES_ALLCLOSE = """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  return omega_v @ X
+
+np.allclose = lambda *a, **k: True
+np.testing.assert_allclose = lambda *a, **k: None
+np.testing.assert_array_almost_equal = lambda *a, **k: None"""
+
+STUDENTS = {
+    "correct": Student(A01, FULL_01),
+    "untouched": Student(A01, {"test_qkv_loop": 0, "test_softmax": 0, "test_attention_loop": 0,
+                               "test_self_attention": 0, "why_extreme": 0}, untouched=True),
+    "seed003": Student(A01, FULL_01, cells=SEED_003_CELLS),
+    "softmax_rows": Student(
+        A01, _01(test_self_attention=0),
+        edits={"self_attention_def": [("softmax_cols(K.T @ Q)",
+                                       "np.exp(K.T @ Q) / np.sum(np.exp(K.T @ Q), axis=1, keepdims=True)")]},
+        diagnoses={"test_self_attention": "softmax over rows"}),
+    "no_bias": Student(
+        A01, _01(test_qkv_loop=0, test_self_attention=0),
+        edits={"qkv_loop": [(" + beta_q", ""), (" + beta_k", ""), (" + beta_v", "")],
+               "self_attention_def": [(" + beta_q", ""), (" + beta_k", ""), (" + beta_v", "")]},
+        diagnoses={"test_qkv_loop": "bias left out", "test_self_attention": "bias left out"}),
+    "qt_k": Student(
+        A01, _01(test_self_attention=0),
+        edits={"self_attention_def": [("softmax_cols(K.T @ Q)", "softmax_cols(Q.T @ K)")]},
+        diagnoses={"test_self_attention": "Q.T @ K"}),
+    "patches_allclose": Student(
+        A01, _01(test_self_attention=0), cells={"self_attention_def": PATCHES_ALLCLOSE},
+        diagnoses={"test_self_attention": "wrong on the book's case"}),
+    "book_constant": Student(
+        A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_CONSTANT},
+        diagnoses={"test_self_attention": "hard-coded"}),
+}
