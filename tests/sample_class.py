@@ -14,11 +14,10 @@ import nbformat
 from nbgrader import utils
 
 from grader.build import RELEASE, SOURCE, answer_key
-from tests.students import MANUAL, Student  # noqa: F401 (re-exported for the tests)
-from tests.students import nb01
+from tests.students import MANUAL, Student, modules  # noqa: F401 (re-exported for the tests)
 
 # {(student id, assignment): Student}: a student id may hand in several assignments.
-STUDENTS = {(sid, student.assignment): student for module in (nb01,) for sid, student in module.STUDENTS.items()}
+STUDENTS = {(sid, student.assignment): student for module in modules() for sid, student in module.STUDENTS.items()}
 
 
 def submission(student: Student):

@@ -1,4 +1,6 @@
-"""Fixture submissions: one module per assignment, each defining STUDENTS {student id: Student}."""
+"""Fixture submissions: one module nbNN.py per assignment, each defining STUDENTS {student id: Student}."""
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 
 MANUAL = "manual"   # a written answer: graded by hand in formgrader
@@ -13,3 +15,9 @@ class Student:
     untouched: bool = False                         # hand in the release notebook as it is
     diagnoses: dict = field(default_factory=dict)   # grade_id -> words the verdict must contain
     written: str = "The dot products are large, so the softmax saturates and its gradients vanish."
+
+
+def modules():
+    """Every nbNN module of this package, in course order."""
+    return [importlib.import_module(f"{__name__}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name) if info.name.startswith("nb")]
