@@ -74,11 +74,13 @@ class Probe:
 # `probe_source`, so it stays independent of this package.
 
 def encode(value):
-    """An input for the kernel: arrays as .npy bytes, lists recursively, numbers as they are."""
+    """An input for the kernel: arrays as .npy bytes, lists recursively, numbers and strings as they are."""
     if isinstance(value, (list, tuple)):
         return {"list": [encode(v) for v in value]}
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return {"number": value}
+    if isinstance(value, str):
+        return {"text": value}
     buf = io.BytesIO()
     np.save(buf, np.asarray(value), allow_pickle=False)
     return {"npy": base64.b64encode(buf.getvalue()).decode("ascii")}
@@ -127,6 +129,8 @@ def __course_probe(request):
             return [decode(v) for v in obj["list"]]
         if "number" in obj:
             return obj["number"]
+        if "text" in obj:
+            return obj["text"]
         return numpy.load(io.BytesIO(base64.b64decode(obj["npy"])), allow_pickle=False)
 
     def encode(value):

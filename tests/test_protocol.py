@@ -196,3 +196,10 @@ def protocol_value(x):
     import base64
     a = np.asarray(x, dtype=np.float64)
     return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
+
+
+def test_strings_and_numbers_reach_the_kernel_as_themselves(monkeypatch):
+    probe = Probe(what="count", call="len(sentence.split()) + n", cases=lambda rng: [
+        Case("fresh", {"sentence": "the bank of the river", "n": 2})], reference=lambda i: np.array(7.0))
+    cases, outputs = run_probe(probe, {}, monkeypatch=monkeypatch)
+    assert verdict(probe, cases, outputs, 1).score == 1
