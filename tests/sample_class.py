@@ -5,9 +5,8 @@ cells (`correct`), edits of them (one known mistake each), or whole cells copied
 from a seed document as its author wrote them. `write_class(folder)` lays them out
 as nbgrader's submitted/ folder: <student>/<assignment>/<notebook>.ipynb.
 
-    python -m tests.sample_class FOLDER
+    python -m tests.sample_class FOLDER [--assignment A]
 """
-import sys
 from pathlib import Path
 
 import nbformat
@@ -45,11 +44,11 @@ def submission(student: Student):
     return nb
 
 
-def write_class(folder, only=None):
+def write_class(folder, assignments=None):
     """Lay the sample class out as <student>/<assignment>/<notebook>.ipynb under `folder`."""
     folder = Path(folder)
-    for (sid, _), student in STUDENTS.items():
-        if only and sid not in only:
+    for (sid, assignment), student in STUDENTS.items():
+        if assignments and assignment not in assignments:
             continue
         path = folder / sid / student.assignment / f"{student.assignment}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -58,4 +57,9 @@ def write_class(folder, only=None):
 
 
 if __name__ == "__main__":
-    print(f"sample class written to {write_class(sys.argv[1])}")
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m tests.sample_class", description="write the sample class")
+    parser.add_argument("folder")
+    parser.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
+    args = parser.parse_args()
+    print(f"sample class written to {write_class(args.folder, args.assignment)}")
