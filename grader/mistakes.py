@@ -50,3 +50,55 @@ SOFTMAX_NOT_NORMALISED = Mistake(
     lambda i: np.exp(np.asarray(i["items_in"], dtype=float)))
 
 SELF_ATTENTION = [SOFTMAX_ROWS, BIAS_LEFT_OUT, QT_K]
+
+
+# ---- Notebooks 02 and 04: scaled dot-product attention, multi-head attention (book 12.1-12.2)
+
+def _scaled(i, scale, normalise=ref.softmax_cols, bias=True):
+    """The book's attention with its dot products multiplied by `scale(queries)`."""
+    ov, oq, ok, bv, bq, bk = _parameters(i)
+    if not bias:
+        bv, bq, bk = 0 * bv, 0 * bq, 0 * bk
+    V, Q, K = ref.queries_keys_values(i["X"], ov, oq, ok, bv, bq, bk)
+    return V @ normalise((K.T @ Q) * scale(Q))  # (D_v, N)
+
+
+def _naive_softmax_cols(a):
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(np.asarray(a, dtype=float))
+        return e / np.sum(e, axis=0)
+
+
+SOFTMAX_OVERFLOWS = Mistake(
+    "softmax overflows",
+    "np.exp of a large number is inf, and inf / inf is nan: subtract each column's maximum before "
+    "exponentiating (it changes nothing else)",
+    lambda i: _naive_softmax_cols(i["data_in"]))
+
+SOFTMAX_COLS_ROWS = Mistake(
+    SOFTMAX_ROWS.name, SOFTMAX_ROWS.message, lambda i: ref.softmax_cols(np.asarray(i["data_in"]).T).T)
+
+NO_SCALING = Mistake(
+    "no scaling",
+    "the dot products are not scaled: divide them by sqrt(D_q), the square root of the queries' size (eq. 12.9)",
+    lambda i: _scaled(i, lambda Q: 1.0))
+
+DIVIDED_BY_D = Mistake(
+    "divided by D, not sqrt(D)",
+    "the dot products are divided by the queries' size itself: divide by its square root, np.sqrt(D_q)",
+    lambda i: _scaled(i, lambda Q: 1.0 / Q.shape[0]))
+
+GLOBAL_D = Mistake(
+    "the notebook's global D",
+    "your function scales by the global variable D (4, the book's size), not by the size of its own "
+    "arguments: use np.sqrt(omega_q.shape[0]) (or Q.shape[0]) inside the function",
+    lambda i: _scaled(i, lambda Q: 1.0 / np.sqrt(4)))
+
+SCALED_ATTENTION = [NO_SCALING, DIVIDED_BY_D, GLOBAL_D, SOFTMAX_ROWS]
+
+COLUMN_SHAPES = Mistake(
+    "shapes that do not multiply",
+    "a matrix product got shapes that do not fit. In the book's convention a token is a column: weights "
+    "are (D_out, D_in) and act from the left, omega @ X; the row convention X @ omega is for weights "
+    "stored transposed. Heads are stacked one on top of the other (np.vstack), then omega_c @ ...",
+    raises="matmul")

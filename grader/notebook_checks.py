@@ -7,8 +7,9 @@ RTOL, ATOL = 1e-4, 1e-6
 
 
 def _same(yours, true):
+    """Equal within the tolerances; nan and inf must stand in the same places."""
     yours, true = np.squeeze(yours), np.squeeze(true)
-    return yours.shape == true.shape and np.allclose(yours, true, rtol=RTOL, atol=ATOL)
+    return yours.shape == true.shape and np.allclose(yours, true, rtol=RTOL, atol=ATOL, equal_nan=True)
 
 
 def check(name, yours, true, mistakes=None):
@@ -17,14 +18,14 @@ def check(name, yours, true, mistakes=None):
     true = np.asarray(true, dtype=float)
     if np.squeeze(yours).shape != np.squeeze(true).shape:
         raise AssertionError(f"{name} has shape {yours.shape}; it should have shape {true.shape}")
-    if not np.all(np.isfinite(yours)):
-        raise AssertionError(f"{name} contains nan or inf: look for an overflow in np.exp")
     if _same(yours, true):
         print(f"OK: {name} matches the true values (largest difference {np.max(np.abs(yours - true.reshape(yours.shape))):.1e})")
         return
     for mistake, value in (mistakes or {}).items():
         if _same(yours, value):
             raise AssertionError(f"{name} is wrong. Recognised mistake, {mistake}")
+    if not np.all(np.isfinite(yours)):
+        raise AssertionError(f"{name} contains nan or inf: look for an overflow in np.exp")
     with np.printoptions(precision=8, suppress=False):
         raise AssertionError(f"{name} is wrong.\nYours:\n{yours}\nTrue:\n{true}")
 

@@ -16,6 +16,15 @@ from .assignments import VALUES
 HEADER = "# Written by `python -m grader build` from the course's reference code: do not edit.\n"
 
 
+def _number(x):
+    """A float as Python source: 10 significant digits; nan and inf spelled as numpy's."""
+    if np.isnan(x):
+        return "np.nan"
+    if np.isinf(x):
+        return "np.inf" if x > 0 else "-np.inf"
+    return f"{x:.10g}"
+
+
 def _literal(value, prefix=""):
     """Python source for a value, arrays to 10 significant digits, aligned after `prefix`."""
     if isinstance(value, str):
@@ -26,7 +35,7 @@ def _literal(value, prefix=""):
         return "{\n" + body + "}"
     text = np.array2string(np.asarray(value), separator=", ", max_line_width=88, threshold=10**6,
                            prefix=prefix + "np.array(",
-                           formatter={"float_kind": lambda x: f"{x:.10g}"})
+                           formatter={"float_kind": _number})
     return f"np.array({text})"
 
 

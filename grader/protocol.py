@@ -37,10 +37,11 @@ class Case:
 
 @dataclass
 class Mistake:
-    """A named wrong answer: the result it gives, and what to tell the student."""
+    """A named wrong answer: the result it gives (or the error it raises), and what to tell the student."""
     name: str
     message: str
-    compute: Callable[[dict], Any]
+    compute: Callable[[dict], Any] = None   # the mistaken result on these inputs
+    raises: str = ""                        # or: words of the error the mistake raises
 
     @property
     def said(self):
@@ -306,17 +307,36 @@ def _weights(cases):
     return [share[c.label] for c in cases]
 
 
+def recognise(mistake, inputs, value, why):
+    """Whether a wrong result (or the error it raised) is this mistake's."""
+    if value is None:
+        return bool(mistake.raises) and why.startswith("raised") and mistake.raises in why
+    if mistake.compute is None:
+        return False
+    try:
+        mistaken = mistake.compute(inputs)
+    except Exception:  # a mistake that cannot be made on these inputs is not this one
+        return False
+    return _same_with_nan(value, mistaken)
+
+
+def _same_with_nan(got, want):
+    """Equal, where nan and inf must stand in the same places (a mistaken result may hold them)."""
+    if isinstance(want, list) or isinstance(got, list):
+        if not (isinstance(want, list) and isinstance(got, list)) or len(got) != len(want):
+            return False
+        return all(_same_with_nan(g, w) for g, w in zip(got, want))
+    return bool(_same(np.asarray(got, dtype=float), np.asarray(want, dtype=float)))
+
+
 def _explain(probe, cases, got, reasons):
     """One line: what was wrong where, and the mistake's name when one matches."""
     for case, value, why in zip(cases, got, reasons):
-        if why is None or value is None:
+        if why is None:
             continue
         for mistake in probe.mistakes:
-            try:
-                if compare(value, mistake.compute(case.inputs)) is None:
-                    return f"{mistake.name}: {mistake.message}"
-            except Exception:  # a mistake that cannot be computed on these inputs does not match
-                continue
+            if recognise(mistake, case.inputs, value, why):
+                return f"{mistake.name}: {mistake.message}"
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh = [(c, why) for c, why in zip(cases, reasons) if c.label == "fresh"]
     bad = [(c, why) for c, why in zip(cases, reasons) if why is not None]

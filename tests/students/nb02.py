@@ -1,0 +1,81 @@
+"""Sample students of notebook 02 (scaled dot-product attention)."""
+from tests.students import MANUAL, Student
+
+A02 = "02_scaled_attention"
+FULL_02 = {"test_softmax_cols": 2, "test_scaled_attention": 3, "why_sqrt": MANUAL}
+
+
+def _02(**changed):
+    return dict(FULL_02, **changed)
+
+
+# Seed 003's softmax_cols (the book's, with the student's logging) and its scaled attention, as written.
+SEED_003_SOFTMAX_COLS = """\
+# Define softmax operation that works independently on each column
+def softmax_cols(data_in):
+  # Exponentiate all of the values
+  exp_values = np.exp(data_in) ;
+  # log out exp_values
+  print("exp_values")
+  print(exp_values)
+  # Sum over columns
+  denom = np.sum(exp_values, axis = 0);
+  # log out denom
+  print("denom")
+  print(denom)
+  # Replicate denominator to N rows
+  denom = np.matmul(np.ones((data_in.shape[0],1)), denom[np.newaxis,:])
+  # log out replicated denom
+  print("replicated denom")
+  print(denom)
+  # Compute softmax
+  softmax = exp_values / denom
+  # return the answer
+  return softmax"""
+
+SEED_003_SCALED = """\
+# Now let's compute self attention in matrix form
+def scaled_dot_product_self_attention(X,omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+
+  # TODO -- Write this function
+  # 1. Compute queries, keys, and values
+  # 2. Compute dot products
+  # 3. Scale the dot products as in equation 12.9
+  # 4. Apply softmax to calculate attentions
+  # 5. Weight values by attentions
+  # Replace this line
+  X_prime = np.zeros_like(X);
+  XQ = omega_q @ X + beta_q
+  XK = omega_k @ X + beta_k
+  XV = omega_v @ X + beta_v
+  dots = np.matmul(XK.T,XQ)
+  attentions = softmax_cols(dots / np.sqrt(D))
+  # log out the attentions
+  print("attentions")
+  print(attentions)
+
+  X_prime =  XV @ attentions
+
+  return X_prime"""
+
+NAIVE = [("np.exp(data_in - np.max(data_in, axis=0, keepdims=True))", "np.exp(data_in)")]
+SCALE = "softmax_cols(K.T @ Q / np.sqrt(D_q))"
+
+STUDENTS = {
+    "correct": Student(A02, FULL_02),
+    "untouched": Student(A02, {"test_softmax_cols": 0, "test_scaled_attention": 0, "why_sqrt": 0}, untouched=True),
+    # Full marks on the book's case; the fresh inputs have other sizes, where the global D=4 is wrong.
+    "seed003": Student(
+        A02, _02(test_softmax_cols=0, test_scaled_attention=1),
+        cells={"softmax_cols_def": SEED_003_SOFTMAX_COLS, "scaled_attention_def": SEED_003_SCALED},
+        diagnoses={"test_softmax_cols": "softmax overflows", "test_scaled_attention": "global variable D"}),
+    "naive_softmax": Student(
+        A02, _02(test_softmax_cols=0), edits={"softmax_cols_def": NAIVE},
+        diagnoses={"test_softmax_cols": "softmax overflows"}),
+    "no_scaling": Student(
+        A02, _02(test_scaled_attention=0), edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q)")]},
+        diagnoses={"test_scaled_attention": "no scaling"}),
+    "divided_by_d": Student(
+        A02, _02(test_scaled_attention=0), edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q / D_q)")]},
+        diagnoses={"test_scaled_attention": "divided by D, not sqrt(D)"}),
+}
