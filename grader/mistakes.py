@@ -102,3 +102,71 @@ COLUMN_SHAPES = Mistake(
     "are (D_out, D_in) and act from the left, omega @ X; the row convention X @ omega is for weights "
     "stored transposed. Heads are stacked one on top of the other (np.vstack), then omega_c @ ...",
     raises="matmul")
+
+
+def _head_scores(i, scale):
+    """One head's dot products K^T Q (N, N), multiplied by `scale(Q, X)`."""
+    Q = i["omega_q"] @ i["X"] + i["beta_q"]  # (D/H, N)
+    K = i["omega_k"] @ i["X"] + i["beta_k"]  # (D/H, N)
+    return (K.T @ Q) * scale(Q, i["X"])  # (N, N)
+
+
+def _head_weights(i, scale):
+    return ref.softmax_cols(_head_scores(i, scale))  # (N, N): columns sum to 1
+
+
+def _multihead(i, scale=lambda Q, X: 1 / np.sqrt(Q.shape[0]), project=True):
+    """Multi-head attention from lists of per-head parameters, with a chosen scale, with or without omega_c."""
+    X = i["X"]
+    heads = []
+    for ov, oq, ok, bv, bq, bk in zip(i["omegas_v"], i["omegas_q"], i["omegas_k"], i["betas_v"], i["betas_q"], i["betas_k"]):
+        A = _head_weights({"X": X, "omega_q": oq, "omega_k": ok, "beta_q": bq, "beta_k": bk}, scale)
+        heads.append((ov @ X + bv) @ A)  # (D/H, N)
+    stacked = np.vstack(heads)  # (D, N)
+    return i["omega_c"] @ stacked if project else stacked
+
+
+def plural(name):
+    """The general version's name for a list of per-head parameters: omega_v -> omegas_v."""
+    return name.replace("omega_", "omegas_").replace("beta_", "betas_")
+
+
+def two_heads(i):
+    """The book's 14 arguments as the lists of the general version."""
+    names = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+    out = {plural(n): [i[f"{n}1"], i[f"{n}2"]] for n in names}
+    out.update(X=i["X"], omega_c=i["omega_c"])
+    return out
+
+
+def _on_lists(compute):
+    """A mistake computed from per-head lists, for inputs given either way."""
+    return lambda i: compute(i if "omegas_v" in i else two_heads(i))
+
+
+HEAD_NO_SCALING = Mistake(NO_SCALING.name, NO_SCALING.message, lambda i: _head_weights(i, lambda Q, X: 1.0))
+
+SQRT_D_NOT_HEAD = Mistake(
+    "sqrt(D) instead of sqrt(D/H)",
+    "each head's dot products are between queries of size D/H, so scale by np.sqrt(D/H), the head's own "
+    "size (omega_q.shape[0]), not by np.sqrt(D)",
+    lambda i: _head_weights(i, lambda Q, X: 1 / np.sqrt(X.shape[0])))
+
+HEAD_SOFTMAX_ROWS = Mistake(
+    SOFTMAX_ROWS.name, SOFTMAX_ROWS.message,
+    lambda i: ref.softmax_cols(_head_scores(i, lambda Q, X: 1 / np.sqrt(Q.shape[0])).T).T)
+
+HEAD_WEIGHTS = [HEAD_NO_SCALING, SQRT_D_NOT_HEAD, HEAD_SOFTMAX_ROWS]
+
+OMEGA_C_LEFT_OUT = Mistake(
+    "output projection left out",
+    "the stacked heads must be mixed by omega_c: X' = omega_c @ (heads stacked), eq. 12.12",
+    _on_lists(lambda i: _multihead(i, project=False)))
+
+MULTIHEAD = [
+    OMEGA_C_LEFT_OUT,
+    Mistake(NO_SCALING.name, NO_SCALING.message, _on_lists(lambda i: _multihead(i, scale=lambda Q, X: 1.0))),
+    Mistake(SQRT_D_NOT_HEAD.name, SQRT_D_NOT_HEAD.message,
+            _on_lists(lambda i: _multihead(i, scale=lambda Q, X: 1 / np.sqrt(X.shape[0])))),
+    COLUMN_SHAPES,
+]

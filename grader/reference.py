@@ -35,6 +35,13 @@ def attention_matrix(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, scale
     return softmax_cols((K.T @ Q) * scale)  # (N, N)
 
 
+def head_attention_weights(X, omega_q, omega_k, beta_q, beta_k):
+    """One head's scaled attention weights: (N, N), dot products divided by sqrt of its own query size."""
+    Q = omega_q @ X + beta_q  # (D_q, N)
+    K = omega_k @ X + beta_k  # (D_q, N)
+    return softmax_cols((K.T @ Q) / np.sqrt(Q.shape[0]))  # (N, N)
+
+
 def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
     """Self-attention in matrix form (eq. 12.8): X (D, N) -> X' (D, N)."""
     V, _, _ = queries_keys_values(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
