@@ -160,7 +160,7 @@ HEAD_WEIGHTS = [HEAD_NO_SCALING, SQRT_D_NOT_HEAD, HEAD_SOFTMAX_ROWS]
 
 OMEGA_C_LEFT_OUT = Mistake(
     "output projection left out",
-    "the stacked heads must be mixed by omega_c: X' = omega_c @ (heads stacked), eq. 12.12",
+    "the stacked heads must be mixed by omega_c: X' = omega_c @ (heads stacked), as in figure 12.6",
     _on_lists(lambda i: _multihead(i, project=False)))
 
 MULTIHEAD = [

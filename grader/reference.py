@@ -65,7 +65,7 @@ def attention_loop(all_queries, all_keys, all_values):
 
 
 def multihead_self_attention(X, heads, omega_c):
-    """Multi-head self-attention (eqs. 12.10-12.12): X (D, N) -> X' (D, N).
+    """Multi-head self-attention (book figure 12.6): X (D, N) -> X' (D, N).
 
     `heads` is a list of H tuples (omega_v, omega_q, omega_k, beta_v, beta_q, beta_k),
     each projecting to D/H; the heads' outputs are stacked (D/H each, one on top

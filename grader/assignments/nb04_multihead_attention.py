@@ -1,4 +1,4 @@
-"""Notebook 04, multi-head self-attention (book 12.2; eqs. 12.10-12.12): probes and check values."""
+"""Notebook 04, multi-head self-attention (book notebook 12.2; figure 12.6): probes and check values."""
 import numpy as np
 
 from .. import cases, mistakes, reference as ref
