@@ -17,6 +17,10 @@ def main(argv=None):
     p.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
     p.add_argument("--csv", help="also write the grade table here")
 
+    p = sub.add_parser("report", help="write the class report (CSV and HTML) of a graded course directory")
+    p.add_argument("course", nargs="?", default=".course", help="the course directory (default: .course)")
+    p.add_argument("--out", help="where to write it (default: COURSE/report)")
+
     args = parser.parse_args(argv)
     if args.command == "build":
         from . import build
@@ -24,6 +28,9 @@ def main(argv=None):
     if args.command == "grade":
         from . import grade
         return grade.main(args.submissions, args.course, args.assignment, args.csv)
+    if args.command == "report":
+        from . import report
+        return report.main(args.course, args.out)
     return 2
 
 

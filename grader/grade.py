@@ -1,4 +1,4 @@
-"""Grade a class: take in a folder of submissions, run `nbgrader autograde`, print the grade table.
+"""Grade a class: take in a folder of submissions, run `nbgrader autograde`, print the grade table, write the report.
 
     python -m grader grade SUBMISSIONS [--course DIR] [--assignment A] [--csv FILE]
 
@@ -7,7 +7,6 @@ nbgrader's submitted/ folder. Grading happens in a course directory (default
 .course/) whose nbgrader_config.py loads this repository's, so the gradebook,
 `nbgrader export`, formgrader and `nbgrader generate_feedback` all work there.
 """
-import csv
 import shutil
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from . import report
 from .build import ROOT, SOURCE, assignments as known_assignments
 
 COURSE_CONFIG = '''\
@@ -73,46 +73,34 @@ def ensure_released(course, assignment):
         raise RuntimeError(f"nbgrader could not generate {assignment}: see {course / 'logs'}")
 
 
-def grade_table(course, assignments):
-    """One row per student, assignment and graded part, read back from the gradebook."""
-    rows = []
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for assignment in assignments:
-            for student in sorted(s.id for s in gb.students):
-                try:
-                    submission = gb.find_submission(assignment, student)
-                except MissingEntry:
-                    continue
-                for nb in submission.notebooks:
-                    for grade in nb.grades:
-                        rows.append({
-                            "student": student, "assignment": assignment, "notebook": nb.name,
-                            "part": grade.name, "score": grade.score, "max_score": grade.max_score,
-                            "needs_manual_grade": grade.needs_manual_grade,
-                        })
-    return rows
-
-
-def print_table(rows, out=sys.stdout):
-    """Per assignment: a line per student, a column per graded part, then the total."""
+def print_table(rows, missing=(), out=sys.stdout):
+    """Per assignment: a line per student, a column per graded part, the total; then the named mistakes."""
     for assignment in sorted({r["assignment"] for r in rows}):
         mine = [r for r in rows if r["assignment"] == assignment]
         parts = list(dict.fromkeys(r["part"] for r in mine))
         names = [p.removeprefix("test_") for p in parts]
-        students = list(dict.fromkeys(r["student"] for r in mine))
-        maxima = {r["part"]: r["max_score"] for r in mine}
-        score = {(r["student"], r["part"]): r for r in mine}
-        width = max(len(s) for s in students + ["student"])
+        students = list(dict.fromkeys(r["student_id"] for r in mine))
+        maxima = {r["part"]: r["part_max_score"] for r in mine}
+        row = {(r["student_id"], r["part"]): r for r in mine}
+        width = max(len(s) for s in students + ["(out of)"])
         cols = [max(len(n), 6) for n in names]
         print(f"\n{assignment}", file=out)
         print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols)) + "  total", file=out)
         print("(out of)".ljust(width) + "".join(f"  {maxima[p]:>{w}g}" for p, w in zip(parts, cols))
               + f"  {sum(maxima.values()):>5g}", file=out)
         for s in students:
-            cells = [score[s, p] for p in parts]
-            shown = ["manual" if r["needs_manual_grade"] else format(r["score"], "g") for r in cells]
-            total = sum(r["score"] or 0 for r in cells)
+            cells = [row.get((s, p)) for p in parts]
+            shown = ["-" if r is None else "manual" if r["needs_manual_grade"] else format(r["part_score"], "g")
+                     for r in cells]
+            total = sum((r["part_score"] or 0) for r in cells if r)
             print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols)) + f"  {total:>5g}", file=out)
+        named = [r for r in mine if r["mistake"]]
+        if named:
+            print("named mistakes:", file=out)
+            for r in named:
+                print(f"  {r['student_id']:<{width}}  {r['part'].removeprefix('test_')}: {r['mistake']}", file=out)
+    for student, assignment, why in missing:
+        print(f"not graded: {student} / {assignment}: {why}", file=out)
 
 
 def grade_class(submissions, course, only=None, say=print):
@@ -127,15 +115,14 @@ def grade_class(submissions, course, only=None, say=print):
         say(f"grade: autograding {assignment} ...")
         if nbgrader(course, "autograde", assignment, "--force") != 0:
             say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
-    return grade_table(course, assignments)
+    return [r for r in report.collect(course) if r["assignment"] in assignments]
 
 
 def main(submissions, course, only=None, csv_path=None):
     rows = grade_class(submissions, course, only)
-    print_table(rows)
+    _, missing = report.write_report(course)
+    print_table(rows, [m for m in missing if m[1] in {r["assignment"] for r in rows}])
+    print(f"\nclass report: {Path(course) / 'report' / 'index.html'}")
     if csv_path:
-        with open(csv_path, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["student"])
-            writer.writeheader()
-            writer.writerows(rows)
+        report.write_csv(rows, Path(csv_path))
     return 0

@@ -77,4 +77,7 @@ class SealVerdicts(NbGraderPreprocessor):
             v = protocol.verdict(probe, cases, cell.outputs, points)
             cell.outputs = [nbformat.from_dict(o) for o in protocol.verdict_outputs(v)]
             cell.source = shown
+            # For the class report: what was recognised, without reading the message back.
+            cell.metadata["course"] = {"verdict": {"score": v.score, "points": v.points,
+                                                   "mistake": v.mistake, "message": v.message}}
         return nb, resources

@@ -87,6 +87,9 @@ def encode(value):
     return {"npy": base64.b64encode(buf.getvalue()).decode("ascii")}
 
 
+HARD_CODED = "hard-coded result"   # recognised by the protocol itself, in every part
+
+
 class BadResult(Exception):
     """The kernel reported something that is not a result (or not one we accept)."""
 
@@ -242,6 +245,7 @@ class Verdict:
     score: float          # points earned
     points: float         # points available
     message: str          # one line a student can act on
+    mistake: str = None   # the catalogued mistake's name, when one was recognised
 
 
 def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
@@ -285,7 +289,7 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
         for c, g in zip(cases, got)
     ):
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged "
-                                    "(a hard-coded result?): it must compute from its arguments")
+                                    "(a hard-coded result?): it must compute from its arguments", HARD_CODED)
 
     if probe.marks:
         share = probe.marks(cases, reasons)
@@ -295,7 +299,10 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
     if all(why is None for why in reasons):
         return Verdict(points, points, f"{what}: right on the book's case and on "
                                        f"{sum(c.label == 'fresh' for c in cases)} fresh inputs")
-    return Verdict(score, points, f"{what}: " + _explain(probe, cases, got, reasons))
+    mistake = _recognised(probe, cases, got, reasons)
+    if mistake:
+        return Verdict(score, points, f"{what}: {mistake.said}", mistake.name)
+    return Verdict(score, points, f"{what}: " + _explain(cases, reasons))
 
 
 def _weights(cases):
@@ -329,14 +336,19 @@ def _same_with_nan(got, want):
     return bool(_same(np.asarray(got, dtype=float), np.asarray(want, dtype=float)))
 
 
-def _explain(probe, cases, got, reasons):
-    """One line: what was wrong where, and the mistake's name when one matches."""
+def _recognised(probe, cases, got, reasons):
+    """The first catalogued mistake that explains a wrong case, if any."""
     for case, value, why in zip(cases, got, reasons):
         if why is None:
             continue
         for mistake in probe.mistakes:
             if recognise(mistake, case.inputs, value, why):
-                return f"{mistake.name}: {mistake.message}"
+                return mistake
+    return None
+
+
+def _explain(cases, reasons):
+    """One line: what was wrong where, when no catalogued mistake explains it."""
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh = [(c, why) for c, why in zip(cases, reasons) if c.label == "fresh"]
     bad = [(c, why) for c, why in zip(cases, reasons) if why is not None]

@@ -33,8 +33,8 @@ def graded(tmp_path_factory):
 @pytest.mark.parametrize("student, assignment", sorted(STUDENTS))
 def test_every_part_gets_its_expected_score(graded, student, assignment):
     _, rows = graded
-    got = {r["part"]: (MANUAL if r["needs_manual_grade"] else r["score"])
-           for r in rows if r["student"] == student and r["assignment"] == assignment}
+    got = {r["part"]: (MANUAL if r["needs_manual_grade"] else r["part_score"])
+           for r in rows if r["student_id"] == student and r["assignment"] == assignment}
     assert got == pytest.approx(STUDENTS[student, assignment].expected)
 
 

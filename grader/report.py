@@ -1,0 +1,201 @@
+"""The class report: what every student scored on every part, which mistakes were named, who could not be graded.
+
+    python -m grader report COURSE_DIR [--out DIR]
+
+Reads the gradebook and the autograded notebooks of a course directory (the
+verdicts are in each test cell's metadata) and writes, by default to
+COURSE_DIR/report/:
+    grades.csv    a row per student and part: nbgrader export's columns, then the part's
+    index.html    score histograms, pass rate per part, the most frequent named mistakes,
+                  and the notebooks that could not be graded and why
+"""
+import csv
+import html
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                  "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
+PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "verdict"]
+
+
+def _verdicts(path):
+    """{grade_id: verdict} from an autograded notebook's test cells."""
+    if not path.exists():
+        return {}
+    nb = nbformat.read(str(path), as_version=4)
+    return {c.metadata["nbgrader"]["grade_id"]: c.metadata["course"]["verdict"]
+            for c in nb.cells if "verdict" in c.metadata.get("course", {}) and "nbgrader" in c.metadata}
+
+
+def collect(course):
+    """A row per student, assignment and graded part, from the gradebook and the verdicts."""
+    course = Path(course)
+    rows = []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for assignment in sorted(gb.assignments, key=lambda a: a.name):
+            for student in sorted(gb.students, key=lambda s: s.id):
+                try:
+                    sub = gb.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    continue
+                export = {
+                    "assignment": assignment.name, "duedate": assignment.duedate, "timestamp": sub.timestamp,
+                    "student_id": student.id, "last_name": student.last_name, "first_name": student.first_name,
+                    "email": student.email, "raw_score": sub.score, "late_submission_penalty": sub.late_submission_penalty,
+                    "score": sub.score - sub.late_submission_penalty, "max_score": sub.max_score,
+                }
+                for nb in sub.notebooks:
+                    verdicts = _verdicts(course / "autograded" / student.id / assignment.name / f"{nb.name}.ipynb")
+                    for grade in nb.grades:
+                        verdict = verdicts.get(grade.name, {})
+                        rows.append(dict(export, notebook=nb.name, part=grade.name, part_score=grade.score,
+                                         part_max_score=grade.max_score, needs_manual_grade=grade.needs_manual_grade,
+                                         mistake=verdict.get("mistake") or "", verdict=verdict.get("message", "")))
+    return rows
+
+
+def ungraded(course):
+    """(student, assignment, reason) for every submission that has no autograded notebook."""
+    course = Path(course)
+    out = []
+    for folder in sorted((course / "submitted").glob("*/*")):
+        student, assignment = folder.parent.name, folder.name
+        missing = [p.name for p in folder.glob("*.ipynb")
+                   if not (course / "autograded" / student / assignment / p.name).exists()]
+        if missing or not any(folder.glob("*.ipynb")):
+            out.append((student, assignment, _reason(course, student, assignment)))
+    return out
+
+
+def _reason(course, student, assignment):
+    """The error nbgrader logged for this submission, in one line."""
+    log = course / "logs" / f"autograde_{assignment}.log"
+    if not log.exists():
+        return "not autograded yet"
+    text = log.read_text(errors="replace")
+    start = text.find(f"/submitted/{student}/{assignment}")
+    if start < 0:
+        return "no notebook nbgrader could read"
+    errors = re.findall(r"^\s*([A-Za-z_.]*(?:Error|Exception)): (.+)$", text[start:start + 20000], re.M)
+    return f"{errors[-1][0]}: {errors[-1][1][:200]}" if errors else "nbgrader could not grade it (see the log)"
+
+
+def write_csv(rows, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EXPORT_COLUMNS + PART_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _plots(rows, out):
+    """The three pictures: score histograms, pass rate per part, named mistakes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    assignments = sorted({r["assignment"] for r in rows})
+    auto = [r for r in rows if not r["needs_manual_grade"] and r["part"].startswith("test_")]
+    files = {}
+
+    fig, axes = plt.subplots(1, len(assignments), figsize=(3.2 * len(assignments), 2.8), squeeze=False)
+    for ax, a in zip(axes[0], assignments):
+        totals = {}
+        for r in auto:
+            if r["assignment"] == a:
+                got, most = totals.get(r["student_id"], (0.0, 0.0))
+                totals[r["student_id"]] = (got + (r["part_score"] or 0), most + r["part_max_score"])
+        ax.hist([100 * g / m for g, m in totals.values() if m], bins=[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100.01],
+                color="tab:blue", edgecolor="white")
+        ax.set_title(a, fontsize=9)
+        ax.set_xlabel("autograded score (%)")
+    axes[0][0].set_ylabel("students")
+    fig.tight_layout()
+    files["histograms"] = "histograms.png"
+    fig.savefig(out / files["histograms"], dpi=100)
+    plt.close(fig)
+
+    parts = list(dict.fromkeys((r["assignment"], r["part"]) for r in auto))
+    rate = [sum(r["part_score"] == r["part_max_score"] for r in auto if (r["assignment"], r["part"]) == p)
+            / max(1, sum((r["assignment"], r["part"]) == p for r in auto)) for p in parts]
+    fig, ax = plt.subplots(figsize=(7, 0.3 * len(parts) + 1))
+    ax.barh([f"{a[:2]} {p.removeprefix('test_')}" for a, p in parts], [100 * x for x in rate], color="tab:green")
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("students with full marks (%)")
+    fig.tight_layout()
+    files["pass_rate"] = "pass_rate.png"
+    fig.savefig(out / files["pass_rate"], dpi=100)
+    plt.close(fig)
+
+    counts = Counter(r["mistake"] for r in rows if r["mistake"]).most_common(15)
+    if counts:
+        fig, ax = plt.subplots(figsize=(7, 0.35 * len(counts) + 1))
+        ax.barh([m for m, _ in counts], [n for _, n in counts], color="tab:red")
+        ax.invert_yaxis()
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.set_xlabel("parts where the verdict named it")
+        fig.tight_layout()
+        files["mistakes"] = "mistakes.png"
+        fig.savefig(out / files["mistakes"], dpi=100)
+        plt.close(fig)
+    return files
+
+
+def write_html(rows, missing, out):
+    """index.html beside its pictures."""
+    files = _plots(rows, out)
+    e = html.escape
+    mistakes = Counter(r["mistake"] for r in rows if r["mistake"])
+    where = {m: sorted({f"{r['assignment'][:2]} {r['part'].removeprefix('test_')}" for r in rows if r["mistake"] == m})
+             for m in mistakes}
+    students = len({r["student_id"] for r in rows})
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>Class report</title>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}</style>",
+        f"<h1>Class report</h1><p>students: {students}; assignments: {len({r['assignment'] for r in rows})}; "
+        f"graded parts: {len(rows)}; notebooks that could not be graded: {len(missing)}.</p>",
+        "<h2>Scores</h2>", f"<img src='{files['histograms']}' alt='score histograms'>",
+        "<h2>Pass rate per part</h2>", f"<img src='{files['pass_rate']}' alt='pass rate per part'>",
+        "<h2>Most frequent named mistakes</h2>",
+    ]
+    if mistakes:
+        parts.append(f"<img src='{files['mistakes']}' alt='named mistakes'>")
+        parts.append("<table><tr><th>mistake</th><th>count</th><th>parts</th></tr>" + "".join(
+            f"<tr><td>{e(m)}</td><td>{n}</td><td>{e(', '.join(where[m]))}</td></tr>" for m, n in mistakes.most_common())
+            + "</table>")
+    else:
+        parts.append("<p>No named mistakes.</p>")
+    parts.append("<h2>Notebooks that could not be graded</h2>")
+    if missing:
+        parts.append("<table><tr><th>student</th><th>assignment</th><th>why</th></tr>" + "".join(
+            f"<tr><td>{e(s)}</td><td>{e(a)}</td><td>{e(why)}</td></tr>" for s, a, why in missing) + "</table>")
+    else:
+        parts.append("<p>None.</p>")
+    (out / "index.html").write_text("\n".join(parts) + "\n")
+
+
+def write_report(course, out=None):
+    """grades.csv and index.html for a graded course directory; returns (rows, ungraded)."""
+    course = Path(course)
+    out = Path(out) if out else course / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    rows, missing = collect(course), ungraded(course)
+    write_csv(rows, out / "grades.csv")
+    write_html(rows, missing, out)
+    return rows, missing
+
+
+def main(course, out=None):
+    rows, missing = write_report(course, out)
+    where = Path(out) if out else Path(course) / "report"
+    print(f"report: {len(rows)} graded parts, {len(missing)} notebooks not graded -> "
+          f"{where / 'index.html'}, {where / 'grades.csv'}")
+    return 0
