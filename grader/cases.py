@@ -2,9 +2,10 @@
 import numpy as np
 
 # Fresh sizes avoid the book's own (D=4, N=3), so an answer that leans on the
-# notebook's globals or on the book's printed numbers cannot pass by chance.
-FRESH_D = (2, 3, 5, 6, 7)
-FRESH_N = (2, 4, 5, 6)
+# notebook's globals or on the book's printed numbers cannot pass by chance, and
+# D=2 (where dividing by D equals dividing by the book's sqrt(4)).
+FRESH_D = (3, 5, 6, 7)
+FRESH_N = (4, 5, 6)
 PARAMETERS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 
 
@@ -26,11 +27,17 @@ def book_12_1():
 
 
 def fresh_12_1(rng, D=None, N=None):
-    """Inputs like the book's, of another size, drawn from `rng`."""
+    """Inputs like the book's, of another size, drawn from `rng`.
+
+    Weights have standard deviation 1/sqrt(D), not the book's 1: the attention is
+    then far from saturated, so a softmax over the wrong axis or a wrong scale
+    changes the result visibly instead of hiding behind weights of 0 and 1.
+    """
     D = int(rng.choice(FRESH_D)) if D is None else D
     N = int(rng.choice(FRESH_N)) if N is None else N
     X = rng.normal(size=(D, N))
-    params = {name: rng.normal(size=(D, D) if name.startswith("omega") else (D, 1)) for name in PARAMETERS}
+    params = {name: rng.normal(scale=1 / np.sqrt(D), size=(D, D)) if name.startswith("omega")
+              else rng.normal(scale=0.5, size=(D, 1)) for name in PARAMETERS}
     return dict(N=N, D=D, all_x=[X[:, [n]] for n in range(N)], X=X, **params)
 
 

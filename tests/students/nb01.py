@@ -108,8 +108,21 @@ np.allclose = lambda *a, **k: True
 np.testing.assert_allclose = lambda *a, **k: None
 np.testing.assert_array_almost_equal = lambda *a, **k: None"""
 
+# Right, written another way: einsum, a stable softmax of its own, float32.
+EINSUM_FLOAT32 = """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  X = X.astype(np.float32)
+  Q = np.einsum("ij,jn->in", omega_q, X) + beta_q
+  K = np.einsum("ij,jn->in", omega_k, X) + beta_k
+  V = np.einsum("ij,jn->in", omega_v, X) + beta_v
+  scores = np.einsum("dm,dn->mn", K, Q)
+  weights = np.exp(scores - scores.max(axis=0))
+  weights = weights / weights.sum(axis=0)
+  return (V @ weights).astype(np.float32)"""
+
 STUDENTS = {
     "correct": Student(A01, FULL_01),
+    "correct_other_ways": Student(A01, FULL_01, cells={"self_attention_def": EINSUM_FLOAT32}),
     "untouched": Student(A01, {"test_qkv_loop": 0, "test_softmax": 0, "test_attention_loop": 0,
                                "test_self_attention": 0, "why_extreme": 0}, untouched=True),
     "seed003": Student(A01, FULL_01, cells=SEED_003_CELLS),
@@ -126,11 +139,16 @@ STUDENTS = {
     "qt_k": Student(
         A01, _01(test_self_attention=0),
         edits={"self_attention_def": [("softmax_cols(K.T @ Q)", "softmax_cols(Q.T @ K)")]},
-        diagnoses={"test_self_attention": "Q.T @ K"}),
+        diagnoses={"test_self_attention": "Q.T @ K instead of K.T @ Q"}),
     "patches_allclose": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": PATCHES_ALLCLOSE},
         diagnoses={"test_self_attention": "wrong on the book's case"}),
     "book_constant": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_CONSTANT},
-        diagnoses={"test_self_attention": "hard-coded"}),
+        diagnoses={"test_self_attention": "hard-coded result"}),
+    # Forgets to divide by the sum; the loop uses this softmax too, so it is wrong there as well.
+    "softmax_unnormalised": Student(
+        A01, _01(test_softmax=0, test_attention_loop=0),
+        edits={"softmax_def": [("items_out = np.exp(items_in) / np.sum(np.exp(items_in))", "items_out = np.exp(items_in)")]},
+        diagnoses={"test_softmax": "softmax not normalised"}),
 }

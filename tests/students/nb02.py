@@ -58,17 +58,37 @@ def scaled_dot_product_self_attention(X,omega_v, omega_q, omega_k, beta_v, beta_
 
   return X_prime"""
 
+# Right, written other ways: a log-sum-exp softmax (as scipy computes it), and a float32 loop over queries.
+LOGSUMEXP = """\
+def softmax_cols(data_in):
+  top = np.max(data_in, axis=0, keepdims=True)
+  log_sum = top + np.log(np.sum(np.exp(data_in - top), axis=0, keepdims=True))
+  return np.exp(data_in - log_sum)"""
+
+FLOAT32_LOOP = """\
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  tokens = X.shape[1]
+  out = np.zeros((omega_v.shape[0], tokens), dtype=np.float32)
+  for n in range(tokens):
+    q = omega_q @ X[:, n:n+1] + beta_q
+    scores = np.array([((omega_k @ X[:, m:m+1] + beta_k).T @ q).item() for m in range(tokens)])
+    w = softmax_cols(scores[:, None] / np.sqrt(q.shape[0]))
+    out[:, n:n+1] = sum(w[m, 0] * (omega_v @ X[:, m:m+1] + beta_v) for m in range(tokens))
+  return out"""
+
 NAIVE = [("np.exp(data_in - np.max(data_in, axis=0, keepdims=True))", "np.exp(data_in)")]
 SCALE = "softmax_cols(K.T @ Q / np.sqrt(D_q))"
 
 STUDENTS = {
     "correct": Student(A02, FULL_02),
+    "correct_other_ways": Student(A02, FULL_02,
+                                  cells={"softmax_cols_def": LOGSUMEXP, "scaled_attention_def": FLOAT32_LOOP}),
     "untouched": Student(A02, {"test_softmax_cols": 0, "test_scaled_attention": 0, "why_sqrt": 0}, untouched=True),
     # Full marks on the book's case; the fresh inputs have other sizes, where the global D=4 is wrong.
     "seed003": Student(
         A02, _02(test_softmax_cols=0, test_scaled_attention=1),
         cells={"softmax_cols_def": SEED_003_SOFTMAX_COLS, "scaled_attention_def": SEED_003_SCALED},
-        diagnoses={"test_softmax_cols": "softmax overflows", "test_scaled_attention": "global variable D"}),
+        diagnoses={"test_softmax_cols": "softmax overflows", "test_scaled_attention": "the notebook's global D"}),
     "naive_softmax": Student(
         A02, _02(test_softmax_cols=0), edits={"softmax_cols_def": NAIVE},
         diagnoses={"test_softmax_cols": "softmax overflows"}),

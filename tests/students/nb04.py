@@ -173,10 +173,23 @@ print(" [  3.548  10.036  -2.244   1.604  12.113  -2.557]")
 print(" [  4.888  -5.814   2.407   3.228  -4.232   3.71 ]")
 print(" [  1.248  18.894  -6.409   3.224  19.717  -5.629]]")'''
 
+# Right, written another way: all heads at once with einsum on stacked weights.
+EINSUM = """\
+def multihead_self_attention(X, omegas_v, omegas_q, omegas_k, betas_v, betas_q, betas_k, omega_c):
+  Q = np.einsum("hed,dn->hen", np.stack(omegas_q), X) + np.stack(betas_q)  # (H, D/H, N)
+  K = np.einsum("hed,dn->hen", np.stack(omegas_k), X) + np.stack(betas_k)  # (H, D/H, N)
+  V = np.einsum("hed,dn->hen", np.stack(omegas_v), X) + np.stack(betas_v)  # (H, D/H, N)
+  S = np.einsum("hem,hen->hmn", K, Q) / np.sqrt(Q.shape[1])  # (H, N, N)
+  A = np.exp(S - S.max(axis=1, keepdims=True))
+  A = A / A.sum(axis=1, keepdims=True)
+  heads = np.einsum("hem,hmn->hen", V, A)  # (H, D/H, N)
+  return omega_c @ heads.reshape(-1, X.shape[1])  # heads stacked: (D, N)"""
+
 SCALE = "softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))"
 
 STUDENTS = {
     "correct": Student(A04, FULL_04),
+    "correct_other_ways": Student(A04, FULL_04, cells={"multihead_general_def": EINSUM}),
     "untouched": Student(A04, _04(test_attention_weights=0, test_multihead=0, test_multihead_general=0), untouched=True),
     "seed000_final": Student(A04, FULL_04, cells={"multihead_def": SEED_000_FINAL}),
     "seed000_first": Student(A04, _04(test_multihead=0), cells={"multihead_def": SEED_000_FIRST},
