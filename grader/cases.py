@@ -60,3 +60,211 @@ def book_12_2():
             out[f"{name}{h}"] = np.random.normal(size=size)
     out["omega_c"] = np.random.normal(size=(D, D))
     return out
+
+
+# ---- Notebook 06: contextual embeddings
+
+UNK = "<unk>"
+# The notebook's vocabulary: <unk> first, then the words of its sentences.
+VOCAB_06 = [UNK, "the", "cat", "sat", "on", "mat", "we", "walked", "along", "river", "bank", "paid", "money", "into"]
+SENTENCES_06 = ["we walked along the river bank", "we paid money into the bank"]
+TOKENIZE_EXAMPLE_06 = "The river Thames burst its bank"
+# Words the fresh sentences and vocabularies are drawn from (lower case; fresh sentences capitalise some).
+WORDS_06 = ("a", "boat", "bank", "river", "money", "the", "we", "sat", "by", "green", "old", "stone", "bridge",
+            "water", "fish", "paid", "into", "walked", "along", "light", "over", "town", "she", "saw", "deep",
+            "near", "quiet", "road", "house", "cold")
+
+
+def book_06():
+    """Notebook 06: its vocabulary, sentences, embedding table (seed 0) and attention weights (seed 1)."""
+    D, H = 8, 2
+    vocab = {word: n for n, word in enumerate(VOCAB_06)}
+    embedding_matrix = np.random.default_rng(0).normal(size=(len(vocab), D))  # (V, D)
+    rng = np.random.default_rng(1)  # as SelfAttention(D, num_heads=2, seed=1) draws them
+    W_q, W_k, W_v, W_o = (rng.normal(size=(D, D)) / np.sqrt(D) for _ in range(4))
+    ids = np.stack([[vocab.get(w, 0) for w in s.lower().split()] for s in SENTENCES_06])  # (2, T)
+    return dict(D=D, H=H, vocab_words=list(VOCAB_06), vocab=vocab, sentences=list(SENTENCES_06),
+                embedding_matrix=embedding_matrix, ids=ids, X=embedding_matrix[ids],
+                W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o)
+
+
+def fresh_vocab_06(rng):
+    """A fresh vocabulary: <unk> first, then 8 to 14 words of WORDS_06 in a random order."""
+    return [UNK] + [str(w) for w in rng.choice(WORDS_06, size=int(rng.integers(8, 15)), replace=False)]
+
+
+def fresh_sentence_06(rng, vocab_words, T, unknown=True, capitals=True):
+    """T words: known and (if `unknown`) unknown ones; (if `capitals`) the first and one known word capitalised."""
+    known = vocab_words[1:]
+    others = [w for w in WORDS_06 if w not in vocab_words] + ["thames", "lorry", "harbour"]
+    while True:
+        words = [str(rng.choice(known if not unknown or rng.random() < 0.6 else others)) for _ in range(T)]
+        is_known = [w in known for w in words]
+        if all(is_known) if not unknown else (any(is_known) and not all(is_known)):
+            break
+    if capitals:
+        words[0] = words[0].capitalize()
+        k = int(rng.choice([n for n in range(T) if is_known[n]]))
+        words[k] = words[k].upper() if rng.random() < 0.5 else words[k].capitalize()
+    return " ".join(words)
+
+
+def pca_data_06(rng, N, D):
+    """N points in D dimensions with unequal spreads along random axes, far from the origin."""
+    axes, _ = np.linalg.qr(rng.normal(size=(D, D)))  # (D, D) orthonormal
+    spreads = np.sort(rng.uniform(0.3, 3.0, size=D))[::-1]  # distinct, largest first
+    return (rng.normal(size=(N, D)) * spreads) @ axes.T + rng.uniform(2.0, 5.0, size=D) * rng.choice([-1, 1], size=D)
+
+
+# ---- Notebook 05: batched, masked multi-head attention (row convention, shapes (B, T, D))
+
+def book_05():
+    """Seed 001's cross-attention: 2 sequences, 4 queries against 6 key-value pairs, 100 hiddens, 5 heads.
+
+    Inputs from np.random.rand as in the seed, valid_lens [3, 2], no biases; the weights
+    are drawn N(0, 1/100) (the seed's np.random.rand weights saturate, section 7). Seed 5.
+    """
+    num_hiddens, num_heads, batch_size, num_queries, num_kvpairs = 100, 5, 2, 4, 6
+    np.random.seed(5)
+    X = np.random.rand(batch_size, num_queries, num_hiddens)
+    Y = np.random.rand(batch_size, num_kvpairs, num_hiddens)
+    out = dict(queries=X, keys=Y, values=Y, valid_lens=np.array([3, 2]),
+               num_hiddens=num_hiddens, num_heads=num_heads)
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        out[name] = np.random.normal(0, 1 / np.sqrt(num_hiddens), size=(num_hiddens, num_hiddens))
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        out[name] = np.zeros(num_hiddens)
+    return out
+
+
+MASKS_05 = ("lengths", "empty", "causal", "causal padded")
+
+
+def fresh_05(rng, mask="lengths", self_attention=True, bias=True):
+    """MultiHeadAttention inputs of another size (2-4 heads of size 2-4, B=2 or 3, 4-7 tokens).
+
+    mask "lengths": valid_lens (B,), all different, in 1..Tk-1; "empty": the same but one
+    sequence has length 0 (no valid key); "causal": (B, T), query t sees keys 0..t;
+    "causal padded": (B, T), min(t + 1, L_b) with L_b all different.
+    """
+    H, d, B = int(rng.choice((2, 3, 4))), int(rng.choice((2, 3, 4))), int(rng.choice((2, 3)))
+    D = H * d
+    self_attention = self_attention or mask.startswith("causal")
+    Tq = int(rng.integers(4, 8))
+    Tk = Tq if self_attention else int(rng.choice([t for t in range(4, 8) if t != Tq]))
+    lens = rng.choice(np.arange(1, Tk), size=B, replace=False)  # (B,) all different
+    if mask == "empty":
+        lens[rng.integers(B)] = 0
+    elif mask == "causal":
+        lens = _causal_lens(B, Tq)
+    elif mask == "causal padded":
+        lens = np.minimum(_causal_lens(B, Tq), lens[:, None])  # (B, T)
+    queries = rng.normal(size=(B, Tq, D))
+    keys = queries if self_attention else rng.normal(size=(B, Tk, D))
+    out = dict(queries=queries, keys=keys, values=keys if self_attention else rng.normal(size=(B, Tk, D)),
+               valid_lens=np.asarray(lens), num_hiddens=D, num_heads=H)
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        out[name] = rng.normal(0, 1 / np.sqrt(D), size=(D, D))
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        out[name] = rng.normal(0, 0.5, size=D) if bias else np.zeros(D)
+    return out
+
+
+def _causal_lens(batch_size, num_steps):
+    from .reference import causal_valid_lens
+    return causal_valid_lens(batch_size, num_steps)
+
+
+def book_05_softmax():
+    """d2l's masked_softmax example: scores (2, 2, 4) from np.random.rand (seed 1), lengths [2, 3] and [[1, 3], [2, 4]]."""
+    np.random.seed(1)
+    scores = np.random.rand(2, 2, 4)
+    return [dict(scores=scores, valid_lens=np.array([2, 3])),
+            dict(scores=scores, valid_lens=np.array([[1, 3], [2, 4]]))]
+
+
+def fresh_05_softmax(rng, per_query=False):
+    """Scores (B, Tq, Tk) of another size with lengths (B,) or (B, Tq): one of them 0, the others in 1..Tk-1."""
+    B, Tq, Tk = int(rng.integers(2, 5)), int(rng.integers(2, 6)), int(rng.integers(5, 9))
+    lens = rng.integers(1, Tk, size=(B, Tq) if per_query else B)
+    lens.flat[rng.integers(lens.size)] = 0  # a query (or a sequence) with no valid key
+    return dict(scores=rng.normal(scale=2.0, size=(B, Tq, Tk)), valid_lens=lens)
+
+
+def book_05_loop():
+    """Seed 002's loop over heads: q (B=3, C=11, E=8), keys and values (C, E) shared by the batch, N=4 heads,
+    proj (E, E); all from np.random.rand as in the seed (seed 2)."""
+    np.random.seed(2)
+    B, C, E = 3, 11, 8
+    q = np.random.rand(B, C, E)
+    k = np.random.rand(C, E)
+    v = np.random.rand(C, E)
+    N = 4
+    proj = np.random.rand(E, E)
+    return dict(q=q, k=k, v=v, N=N, E=E, proj=proj)
+
+
+def fresh_05_loop(rng):
+    """The loop's inputs of another size: 2-3 heads of size 2, 3 or 5, B=2 or 4, 3-7 queries and 3-7 keys."""
+    N, d, B = int(rng.choice((2, 3))), int(rng.choice((2, 3, 5))), int(rng.choice((2, 4)))
+    E, C, C_k = N * d, int(rng.integers(3, 8)), int(rng.integers(3, 8))
+    return dict(q=rng.normal(size=(B, C, E)), k=rng.normal(size=(C_k, E)), v=rng.normal(size=(C_k, E)),
+                N=N, E=E, proj=rng.normal(0, 1 / np.sqrt(E), size=(E, E)))
+
+
+# ---- Notebook 03: Permutation equivariance
+# The functions of X (D x N) that the students' equivariance checkers are tried on. Each is the source
+# of a lambda, so the same text runs in the student's kernel (inside the probe's call) and in the grader.
+# A source may use np, softmax_down (a softmax down each column), the book's parameter names, and the
+# case's W (D, D), b (D, 1), M (N, N) and Pi (D, N).
+EQUIVARIANT, CHANGES_COLUMNS, REORDERS_COLUMNS = "equivariant", "changes the columns", "reorders the columns"
+_ATTEND_03 = ("(omega_v @ {X} + beta_v) @ softmax_down((omega_k @ {X} + beta_k).T @ (omega_q @ {X} + beta_q)"
+              " / np.sqrt(omega_q.shape[0]))")
+PERMUTATION_TEST_FUNCTIONS = [  # (name a student reads, kind, source)
+    ("scaled self-attention", EQUIVARIANT, "lambda X: " + _ATTEND_03.format(X="X")),
+    ("W @ X", EQUIVARIANT, "lambda X: W @ X"),
+    ("X minus its average token", EQUIVARIANT, "lambda X: X - X.mean(axis=1, keepdims=True)"),
+    ("tanh(W @ X + b)", EQUIVARIANT, "lambda X: np.tanh(W @ X + b)"),
+    ("X + Pi", CHANGES_COLUMNS, "lambda X: X + Pi"),
+    ("X @ M", CHANGES_COLUMNS, "lambda X: X @ M"),
+    ("scaled self-attention of X + Pi", CHANGES_COLUMNS, "lambda X: " + _ATTEND_03.format(X="(X + Pi)")),
+    ("X with its columns sorted", REORDERS_COLUMNS, "lambda X: X[:, np.argsort(X[0])]"),
+    ("X with its columns reversed", REORDERS_COLUMNS, "lambda X: X[:, ::-1]"),
+    ("X with its columns rolled by one", REORDERS_COLUMNS, "lambda X: np.roll(X, 1, axis=1)"),
+]
+PERMUTATION_INPUTS_03 = ("X", "W", "b", "M", "Pi") + PARAMETERS
+
+
+def _needs_03(which):
+    """The inputs test function `which` uses: X, and the names its source mentions."""
+    import re
+    source = PERMUTATION_TEST_FUNCTIONS[which][2]
+    return [n for n in PERMUTATION_INPUTS_03 if n == "X" or re.search(rf"\b{n}\b", source)]
+
+
+def book_03(which):
+    """The book's X and parameters (notebook 12.1) for test function `which`, with the notebook's W = omega_v,
+    b = beta_v, M = the running sum over tokens, and Pi = the sinusoidal position encoding."""
+    from . import reference as ref
+    i = book_12_1()
+    D, N = i["D"], i["N"]
+    i.update(W=i["omega_v"], b=i["beta_v"], M=np.triu(np.ones((N, N))), Pi=ref.position_encoding(D, N))
+    return dict(only(i, _needs_03(which)), which=which)
+
+
+def fresh_03(rng, which):
+    """Fresh inputs for test function `which`: X (D x N) of another size than the book's, N of 3 or 4 (with two
+    tokens, reversing or rolling them commutes with every permutation), fresh weights, and Pi drawn at
+    random (as a learned position encoding starts)."""
+    i = fresh_12_1(rng, N=int(rng.choice((3, 4))))
+    D, N = i["D"], i["N"]
+    i.update(W=rng.normal(size=(D, D)), b=rng.normal(size=(D, 1)), M=rng.normal(size=(N, N)),
+             Pi=rng.normal(size=(D, N)))
+    return dict(only(i, _needs_03(which)), which=which)
+
+
+def permutation_test_function(inputs):
+    """Test function inputs["which"], made from its source on these inputs (as the probe makes it in the kernel)."""
+    from . import reference as ref
+    space = dict(inputs, np=np, softmax_down=ref.softmax_cols)
+    return eval(PERMUTATION_TEST_FUNCTIONS[int(inputs["which"])][2], space)

@@ -81,3 +81,173 @@ def multihead_scaled_self_attention(X, omega_v1, omega_q1, omega_k1, beta_v1, be
     heads = [(omega_v1, omega_q1, omega_k1, beta_v1, beta_q1, beta_k1),
              (omega_v2, omega_q2, omega_k2, beta_v2, beta_q2, beta_k2)]
     return multihead_self_attention(X, heads, omega_c)
+
+
+# ---- Notebook 06: contextual embeddings (row convention: a token is a row, shapes (B, T, D))
+
+def tokenize(sentence, vocab, unk="<unk>"):
+    """Token ids of a sentence: lower-cased, split on whitespace, a word not in `vocab` -> vocab[unk]."""
+    return np.array([vocab.get(word, vocab[unk]) for word in sentence.lower().split()], dtype=int)  # (T,)
+
+
+def word_embeddings(token_ids, embedding_matrix):
+    """The rows of the embedding table for the token ids, with a batch axis in front: (1, T, D)."""
+    return np.asarray(embedding_matrix, dtype=np.float64)[np.asarray(token_ids, dtype=int)][np.newaxis]
+
+
+def multihead_self_attention_rows(X, W_q, W_k, W_v, W_o, num_heads):
+    """Multi-head scaled self-attention in the row convention, no biases, no mask: X (B, T, D) -> (B, T, D)."""
+    return multi_head_attention(X, X, X, None, num_heads, W_q, W_k, W_v, W_o)
+
+
+def attention_weights_rows(X, W_q, W_k, num_heads):
+    """The weights of `multihead_self_attention_rows`: (B, H, T, T), [b, h, query, key], rows sum to 1."""
+    X = np.asarray(X, dtype=np.float64)
+    Q = transpose_qkv(X @ W_q, num_heads)  # (B*H, T, d)
+    K = transpose_qkv(X @ W_k, num_heads)  # (B*H, T, d)
+    weights = softmax_rows(Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1]))  # (B*H, T, T)
+    return weights.reshape(X.shape[0], num_heads, X.shape[1], X.shape[1])
+
+
+def principal_components(X, n_components):
+    """The first principal axes of the rows of X (N, D), by SVD of the centred data: (n_components, D).
+
+    Each axis's sign is fixed so that its largest-magnitude entry is positive:
+    the SVD may return either sign, and this makes the answer unique.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    _, _, Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)  # Vt: (min(N, D), D)
+    return fix_signs(Vt[:n_components])
+
+
+def fix_signs(components):
+    """Flip each row so that its largest-magnitude entry is positive."""
+    biggest = np.argmax(np.abs(components), axis=1)  # (k,)
+    return components * np.sign(components[np.arange(len(components)), biggest])[:, np.newaxis]
+
+
+# ---- Notebook 05: batched, masked multi-head attention (row convention: a token is a row, shapes (B, T, D))
+
+MASK_VALUE = -1e6  # a masked score: exp(-1e6 - max) is 0, and a row of nothing but masked scores stays finite
+
+
+def softmax_rows(scores):
+    """Softmax along the last axis (one row per query in the row convention), any leading axes."""
+    x = np.moveaxis(np.asarray(scores, dtype=np.float64), -1, 0)  # (Tk, ...)
+    return np.moveaxis(softmax_cols(x), 0, -1)
+
+
+def sequence_mask(valid_lens, num_queries, num_keys):
+    """Which keys each query may see: key j < valid_lens[b] ((B,)) or < valid_lens[b, t] ((B, Tq)). -> (B, Tq, Tk)."""
+    lens = np.asarray(valid_lens)
+    lens = lens[:, None, None] if lens.ndim == 1 else lens[:, :, None]  # (B, 1, 1) or (B, Tq, 1)
+    return np.broadcast_to(np.arange(num_keys) < lens, (len(lens), num_queries, num_keys))
+
+
+def masked_softmax(scores, valid_lens):
+    """Softmax over the keys of scores (B, Tq, Tk), the keys at or past each valid length masked (d2l 11.3).
+
+    valid_lens is None (nothing masked), (B,) one length per sequence or (B, Tq) one per
+    query. Masked scores become MASK_VALUE before the softmax, so they get weight 0; a
+    query with no valid key (length 0) gets uniform weights 1/Tk, never nan.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if valid_lens is None:
+        return softmax_rows(scores)
+    mask = sequence_mask(valid_lens, scores.shape[1], scores.shape[2])  # (B, Tq, Tk)
+    return softmax_rows(np.where(mask, scores, MASK_VALUE))
+
+
+def transpose_qkv(X, num_heads):
+    """Split the features into heads: (B, T, H*d) -> (B*H, T, d); row b*H + h is head h of sequence b."""
+    B, T, D = np.shape(X)
+    X = np.asarray(X, dtype=np.float64).reshape(B, T, num_heads, D // num_heads)  # (B, T, H, d)
+    return X.transpose(0, 2, 1, 3).reshape(B * num_heads, T, D // num_heads)  # (B*H, T, d)
+
+
+def transpose_output(X, num_heads):
+    """Undo transpose_qkv: (B*H, T, d) -> (B, T, H*d), the heads' features side by side."""
+    BH, T, d = np.shape(X)
+    X = np.asarray(X, dtype=np.float64).reshape(BH // num_heads, num_heads, T, d)  # (B, H, T, d)
+    return X.transpose(0, 2, 1, 3).reshape(BH // num_heads, T, num_heads * d)  # (B, T, H*d)
+
+
+def dot_product_attention(Q, K, V, valid_lens=None):
+    """Scaled dot-product attention, batched and masked, in the row convention (eq. 12.9 transposed).
+
+    Q (B, Tq, d), K (B, Tk, d), V (B, Tk, d_v) -> softmax(Q K^T / sqrt(d)) V, (B, Tq, d_v).
+    """
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(np.shape(Q)[-1])  # (B, Tq, Tk)
+    return masked_softmax(scores, valid_lens) @ V  # (B, Tq, d_v)
+
+
+def multi_head_attention(queries, keys, values, valid_lens, num_heads, W_q, W_k, W_v, W_o,
+                         b_q=0.0, b_k=0.0, b_v=0.0, b_o=0.0):
+    """d2l's MultiHeadAttention.forward: queries (B, Tq, D), keys and values (B, Tk, D) -> (B, Tq, D).
+
+    Weights act from the right (X @ W + b, W is (fan_in, fan_out)); every head of
+    sequence b sees sequence b's valid lengths. With no biases and no mask, in
+    self-attention, it is `multihead_self_attention_rows`.
+    """
+    Q = transpose_qkv(queries @ W_q + b_q, num_heads)  # (B*H, Tq, d)
+    K = transpose_qkv(keys @ W_k + b_k, num_heads)  # (B*H, Tk, d)
+    V = transpose_qkv(values @ W_v + b_v, num_heads)  # (B*H, Tk, d)
+    if valid_lens is not None:
+        valid_lens = np.repeat(valid_lens, num_heads, axis=0)  # (B*H,) or (B*H, Tq)
+    heads = dot_product_attention(Q, K, V, valid_lens)  # (B*H, Tq, d)
+    return transpose_output(heads, num_heads) @ W_o + b_o  # (B, Tq, D)
+
+
+def causal_valid_lens(batch_size, num_steps):
+    """The causal mask as valid lengths: query t sees keys 0..t, a length of t + 1. -> (B, T)."""
+    return np.tile(np.arange(1, num_steps + 1), (batch_size, 1))
+
+
+def init_weight(fan_in, fan_out, rng):
+    """A weight for x @ W, (fan_in, fan_out): normal, std 1/sqrt(fan_in), so x @ W keeps the scale of x."""
+    return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))
+
+
+# ---- Notebook 03: Permutation equivariance (problem 12.3)
+
+def permutation_matrices(n):
+    """All n! permutation matrices of size n x n, in itertools order: X @ P puts column order[j] of X in place j."""
+    import itertools
+    identity = np.eye(n)
+    return [identity[:, list(order)] for order in itertools.permutations(range(n))]  # n! x (n, n)
+
+
+def distinct_matrices(matrices):
+    """The distinct matrices of a list, each once and sorted: the list compared as a set, whatever its order."""
+    return np.unique(np.array(matrices, dtype=np.float64), axis=0)  # (k, n, n)
+
+
+def equivariance_violation(f, X):
+    """The largest |f(X P) - f(X) P| over every permutation matrix P: zero (up to rounding) iff f is equivariant."""
+    f_X = f(X)  # (D', N)
+    return max(np.max(np.abs(f(X @ P) - f_X @ P)) for P in permutation_matrices(X.shape[1]))
+
+
+def is_permutation_equivariant(f, X, tolerance=1e-6):
+    """Whether f(X P) == f(X) P, within `tolerance`, for every N x N permutation matrix P."""
+    return bool(equivariance_violation(f, X) <= tolerance)
+
+
+def same_columns_for_every_permutation(f, X, tolerance=1e-4):
+    """Seed 003's weaker check: f(X P) holds the same set of columns, in any order, for every P."""
+    def same_set(A, B):
+        if A.shape != B.shape:
+            return False
+        close = np.array([[np.allclose(a, b, atol=tolerance) for b in B.T] for a in A.T])  # (N, N)
+        return bool(close.any(axis=1).all() and close.any(axis=0).all())
+    outputs = [f(X @ P) for P in permutation_matrices(X.shape[1])]
+    return all(same_set(outputs[0], B) for B in outputs[1:])
+
+
+def position_encoding(D, N):
+    """Sinusoidal position encodings, one column per position, (D, N): rows 2i and 2i+1 hold
+    sin and cos of n / 10000^(2i/D) (Vaswani et al., 2017, in the book's column convention)."""
+    positions = np.arange(N)[np.newaxis, :]  # (1, N)
+    rows = np.arange(D)[:, np.newaxis]  # (D, 1)
+    angles = positions / 10000.0 ** (2 * (rows // 2) / D)  # (D, N)
+    return np.where(rows % 2 == 0, np.sin(angles), np.cos(angles))  # (D, N)

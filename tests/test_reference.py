@@ -72,3 +72,17 @@ def test_softmax_cols_is_stable_on_large_inputs():
 def test_book_values_are_the_seeds_printouts(name):
     seed, printed, _ = book.PRINTED[name]
     assert printed in (SEEDS / seed).read_text(), f"{name} is not printed as such in {seed}"
+
+
+def test_row_convention_is_the_books_column_form_transposed():
+    """Notebooks 05-06 store tokens as rows: the batched multi-head attention is the book's, transposed."""
+    rng = np.random.default_rng(7)
+    B, T, D, H = 2, 5, 12, 3
+    X = rng.normal(size=(B, T, D))
+    W_q, W_k, W_v, W_o = (rng.normal(size=(D, D)) for _ in range(4))
+    rows = ref.multi_head_attention(X, X, X, None, H, W_q, W_k, W_v, W_o)  # (B, T, D)
+    d, zero = D // H, np.zeros((D // H, 1))
+    heads = [(W_v[:, h * d:(h + 1) * d].T, W_q[:, h * d:(h + 1) * d].T, W_k[:, h * d:(h + 1) * d].T, zero, zero, zero)
+             for h in range(H)]  # the book's (D/H, D) weights of each head
+    for b in range(B):
+        np.testing.assert_allclose(rows[b], ref.multihead_self_attention(X[b].T, heads, W_o.T).T, rtol=1e-12)

@@ -1,0 +1,176 @@
+"""Notebook 03, permutation equivariance (book 12.1's closing TODO; problem 12.3): probes and check values.
+
+Two parts are graded. `generate_permutation_matrices(n)` is read back as a set (its
+distinct matrices, sorted) and a count, so any order is right. The checker
+`is_permutation_equivariant(f, X)` is tried on test functions of fresh X that the
+student has not all seen (cases.PERMUTATION_TEST_FUNCTIONS): it must accept the
+equivariant ones and reject the others, so a checker that always says True (or
+always False) earns nothing, and seed 003's "same set of columns" check, which
+rejects functions that change the columns but accepts those that only reorder
+them, earns half.
+"""
+import math
+
+import numpy as np
+
+from .. import cases, mistakes, reference as ref
+from ..protocol import Case, Probe
+
+N_FRESH_SIZES = 3
+BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)
+KINDS = [kind for _, kind, _ in cases.PERMUTATION_TEST_FUNCTIONS]
+NAMES = [name for name, _, _ in cases.PERMUTATION_TEST_FUNCTIONS]
+VISIBLE = ["scaled self-attention", "W @ X", "X + Pi", "X with its columns sorted", "X with its columns reversed"]
+
+
+# ---------------------------------------------------------------- generate_permutation_matrices
+
+# The call reads the list back as a set: its distinct matrices (np.unique sorts them) and how many it held.
+PERMUTATIONS_CALL = ("(lambda np: (lambda S: [np.unique(S, axis=0), len(S)])"
+                     "(np.array([np.asarray(P, dtype=float) for P in generate_permutation_matrices(n)])))"
+                     "(__import__('numpy'))")
+PERMUTATIONS_READ = ("the distinct matrices", "the number of matrices")
+
+
+def _permutation_cases(rng):
+    sizes = rng.choice((4, 5), size=N_FRESH_SIZES)  # from 4 on, n! is far from n rotations or n(n-1)/2 swaps
+    return [Case("book", {"n": 3})] + [Case("fresh", {"n": int(n)}, about=f"n={int(n)}") for n in sizes]
+
+
+def _permutations_reference(i):
+    n = int(i["n"])
+    return [ref.distinct_matrices(ref.permutation_matrices(n)), np.array(float(math.factorial(n)))]
+
+
+def _permutation_marks(cases_, reasons):
+    """The book's case is a third, the fresh ones share the rest. All n! there but some twice is half
+    right: a checker built on it still tries every permutation, only more slowly."""
+    n_fresh = sum(c.label == "fresh" for c in cases_)
+    share = 0.0
+    for case, why in zip(cases_, reasons):
+        weight = 1 / 3 if case.label == "book" else 2 / 3 / n_fresh
+        if why is None:
+            share += weight
+        elif why.startswith(PERMUTATIONS_READ[1]):
+            share += weight / 2
+    return share
+
+
+# ---------------------------------------------------------------- is_permutation_equivariant
+
+# Every test function's lambda, one of which the case picks; softmax_down and np are the probe's own,
+# so the student's notebook globals (a redefined np or softmax) cannot change the functions.
+# The verdict is read back with the size of X it was given. A True/False answer repeats from case to
+# case by nature, and the protocol's hard-coded-result rule (a fresh answer equal to the book's while
+# the truth differs) would call every wrong verdict "hard-coded"; with the size beside it, a fresh
+# answer never equals the book's, and the verdict names the function the checker got wrong instead.
+CHECKER_CALL = (
+    "(lambda np: (lambda softmax_down: [is_permutation_equivariant(["
+    + ", ".join(source for _, _, source in cases.PERMUTATION_TEST_FUNCTIONS)
+    + "][int(which)], X), np.array(np.shape(X))])"
+      "(lambda S: np.exp(S - S.max(axis=0)) / np.exp(S - S.max(axis=0)).sum(axis=0)))(__import__('numpy'))")
+CHECKER_READ = ("the verdict", "the size of X")
+
+
+def _clear(i):
+    """Whether a case decides cleanly: an equivariant function is so up to rounding, any other breaks
+    equivariance by far more than any sensible tolerance, and seed 003's check says what its kind implies
+    (it rejects a function that changes the columns, it accepts one that only reorders them)."""
+    f, kind = cases.permutation_test_function(i), KINDS[int(i["which"])]
+    if kind == cases.EQUIVARIANT:
+        return ref.equivariance_violation(f, i["X"]) < 1e-9
+    same_set = ref.same_columns_for_every_permutation(f, i["X"])
+    return ref.equivariance_violation(f, i["X"]) > 0.05 and same_set == (kind == cases.REORDERS_COLUMNS)
+
+
+def _checker_cases(rng):
+    """The book's X with scaled self-attention of X + Pi, then every test function on a fresh X, in the
+    order equivariant, changes the columns, reorders them: the verdict names the first one it got wrong."""
+    out = [Case("book", cases.book_03(BOOK_FUNCTION), about=NAMES[BOOK_FUNCTION] + ", the book's X")]
+    for which in sorted(range(len(NAMES)), key=lambda w: [cases.EQUIVARIANT, cases.CHANGES_COLUMNS,
+                                                           cases.REORDERS_COLUMNS].index(KINDS[w])):
+        for _ in range(100):
+            i = cases.fresh_03(rng, which)
+            if _clear(i):
+                break
+        out.append(Case("fresh", i, about=f"{NAMES[which]}, D={i['X'].shape[0]}, N={i['X'].shape[1]}"))
+    return out
+
+
+def _checker_verdict(i):
+    return np.array(float(ref.is_permutation_equivariant(cases.permutation_test_function(i), i["X"])))
+
+
+def _checker_reference(i):
+    return [_checker_verdict(i), np.array(np.shape(i["X"]), dtype=float)]
+
+
+def _checker_marks(cases_, reasons):
+    """Full marks for every verdict right. Half when the only functions it gets wrong merely reorder the
+    columns (seed 003's same-set-of-columns check). Nothing when it rejects an equivariant function or
+    accepts one that changes the columns: always True, or always False, is no check at all."""
+    wrong = {KINDS[int(c.inputs["which"])] for c, why in zip(cases_, reasons) if why is not None}
+    if not wrong:
+        return 1.0
+    return 0.5 if wrong == {cases.REORDERS_COLUMNS} else 0.0
+
+
+PROBES = {
+    "test_permutation_matrices": Probe(
+        what="generate_permutation_matrices",
+        call=PERMUTATIONS_CALL,
+        outputs=PERMUTATIONS_READ,  # names the two things read back, in the verdict
+        cases=_permutation_cases,
+        reference=_permutations_reference,
+        mistakes=mistakes.PERMUTATION_MATRICES,
+        marks=_permutation_marks,
+    ),
+    "test_is_permutation_equivariant": Probe(
+        what="is_permutation_equivariant",
+        call=CHECKER_CALL,
+        outputs=CHECKER_READ,  # names the two things read back, in the verdict
+        cases=_checker_cases,
+        reference=_checker_reference,
+        mistakes=mistakes.PERMUTATION_CHECKER,
+        marks=_checker_marks,
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _permutation_book():
+    i = cases.book_12_1()
+    return {"X_prime_scaled_true": ref.scaled_dot_product_self_attention(*(i[n] for n in ("X",) + cases.PARAMETERS))}
+
+
+def _have(matrices, true):
+    """1 for each true permutation matrix that `matrices` holds, else 0 (the notebook's check computes the same)."""
+    return np.array([float(any(np.array_equal(P, Q) for Q in matrices)) for P in true])
+
+
+def _permutations_3():
+    true = ref.distinct_matrices(ref.permutation_matrices(3))  # (6, 3, 3)
+    i = {"n": 3}
+    shown = (mistakes.PERMUTATIONS_ROTATIONS_ONLY, mistakes.PERMUTATIONS_IDENTITY_LEFT_OUT)
+    return {"permutations_3_true": true,
+            "have_all": _have(true, true),
+            "permutation_mistakes": {m.said: _have(m.compute(i)[0], true) for m in shown},
+            "PERMUTATIONS_TWICE": mistakes.PERMUTATIONS_TWICE.said}
+
+
+def _checker_book():
+    """The true verdicts on the notebook's five test functions of the book's X, and each one's mistake."""
+    true, wrong = {}, {}
+    for name in VISIBLE:
+        which = NAMES.index(name)
+        true[name] = _checker_verdict(cases.book_03(which))
+        wrong[name] = {mistakes.PERMUTATION_CHECKER[which].said: 1.0 - true[name]}  # the other verdict
+    return {"equivariant_true": true, "checker_mistakes": wrong}
+
+
+VALUES = {
+    "permutation_book": _permutation_book,
+    "permutations_3": _permutations_3,
+    "permutation_checker_book": _checker_book,
+}

@@ -1,0 +1,242 @@
+"""Notebook 05, batched masked multi-head attention (row convention, d2l 11.3-11.5): probes and check values."""
+import numpy as np
+
+from .. import cases, mistakes, reference as ref
+from ..protocol import Case, Probe
+
+N_FRESH = 3
+SHOWN = 8  # the visible checks compare the first 8 features of the (B, T, 100) outputs
+WEIGHTS = ("W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o")
+
+# The class built with the grader's weights: the constructor runs, then every weight is overwritten.
+MHA_CALL = ("(lambda m: [setattr(m, name, w) for name, w in zip(" + repr(WEIGHTS) + ", ("
+            + ", ".join(WEIGHTS) + "))] and m.forward(queries, keys, values, valid_lens))"
+            "(MultiHeadAttention(num_hiddens, num_heads, bias=True))")
+
+
+def _mha_reference(i):
+    return ref.multi_head_attention(i["queries"], i["keys"], i["values"], i["valid_lens"], i["num_heads"],
+                                    *(i[n] for n in WEIGHTS))
+
+
+def _about_mha(i, mask):
+    B, Tq, _ = i["queries"].shape
+    about = f"B={B}, {Tq} queries, {i['keys'].shape[1]} keys, {i['num_heads']} heads"
+    if mask in ("lengths", "empty"):
+        about += f", valid_lens {i['valid_lens'].tolist()}"
+    if mask == "empty":
+        about += ": a sequence with no valid key"
+    if mask.startswith("causal"):
+        about += f", {mask} valid_lens (B, T)"
+    return about + (", with biases" if np.any(i["b_q"]) else "")
+
+
+def _mha_cases(rng):
+    """The seed's cross-attention (lengths [3, 2], no bias), then fresh sizes with all-different lengths."""
+    book = Case("book", cases.book_05())
+    fresh = []
+    for self_attention, bias in ((False, True), (True, True), (False, False)):
+        i = cases.fresh_05(rng, "lengths", self_attention, bias)
+        fresh.append(Case("fresh", i, about=_about_mha(i, "lengths")))
+    return [book] + fresh
+
+
+def _mask_cases(rng):
+    """Fresh only: an empty sequence (valid length 0) first, then causal masks (2-D valid_lens)."""
+    out = []
+    for mask, self_attention, bias in (("empty", False, True), ("causal", True, True),
+                                       ("empty", True, False), ("causal padded", True, True)):
+        i = cases.fresh_05(rng, mask, self_attention, bias)
+        out.append(Case("fresh", i, about=_about_mha(i, mask)))
+    return out
+
+
+def _softmax_cases(rng):
+    """d2l's example with one length per sequence (the notebook shows the rest), then fresh ones, each with a 0."""
+    book = [Case("book", cases.book_05_softmax()[0])]
+    fresh = []
+    for per_query in (False, True, False, True):
+        i = cases.fresh_05_softmax(rng, per_query)
+        fresh.append(Case("fresh", i, about=f"scores {i['scores'].shape}, valid_lens {i['valid_lens'].tolist()}"))
+    return book + fresh
+
+
+def _small_split():
+    """A batch small enough to read: 2 sequences of 3 tokens with 4 features 0..23, 2 heads."""
+    return np.arange(24.0).reshape(2, 3, 4), 2
+
+
+def _split_cases(rng):
+    X, H = _small_split()
+    out = [Case("book", {"X": X, "num_heads": H})]
+    for _ in range(N_FRESH):
+        B, T, H, d = int(rng.choice((2, 3))), int(rng.choice((4, 5))), int(rng.choice((2, 3, 4))), int(rng.choice((2, 3)))
+        out.append(Case("fresh", {"X": rng.normal(size=(B, T, H * d)), "num_heads": H},
+                        about=f"X {(B, T, H * d)}, {H} heads"))
+    return out
+
+
+def _merge_cases(rng):
+    X, H = _small_split()
+    out = [Case("book", {"X": ref.transpose_qkv(X, H), "num_heads": H})]
+    for _ in range(N_FRESH):
+        B, T, H, d = int(rng.choice((2, 3))), int(rng.choice((4, 5))), int(rng.choice((2, 3, 4))), int(rng.choice((2, 3)))
+        out.append(Case("fresh", {"X": rng.normal(size=(B * H, T, d)), "num_heads": H},
+                        about=f"X {(B * H, T, d)}, {H} heads"))
+    return out
+
+
+def _loop_cases(rng):
+    out = [Case("book", cases.book_05_loop())]
+    for _ in range(N_FRESH):
+        i = cases.fresh_05_loop(rng)
+        out.append(Case("fresh", i, about=f"q {i['q'].shape}, k and v {i['k'].shape}, N={i['N']} heads"))
+    return out
+
+
+def _init_cases(rng):
+    out = [Case("book", {"fan_in": 4, "fan_out": 3, "seed": 0})]
+    for _ in range(N_FRESH):
+        fan_in = int(rng.integers(5, 13))
+        fan_out = int(rng.choice([n for n in range(2, 13) if n != fan_in]))
+        out.append(Case("fresh", {"fan_in": fan_in, "fan_out": fan_out, "seed": int(rng.integers(2**31))},
+                        about=f"fan_in={fan_in}, fan_out={fan_out}"))
+    return out
+
+
+PROBES = {
+    "test_masked_softmax": Probe(
+        what="masked_softmax",
+        call="masked_softmax(scores, valid_lens)",
+        cases=_softmax_cases,
+        reference=lambda i: ref.masked_softmax(i["scores"], i["valid_lens"]),
+        mistakes=[mistakes.MASK_ZERO, mistakes.MASK_AFTER_SOFTMAX, mistakes.MASK_NEG_INF],
+    ),
+    "test_loop_heads": Probe(
+        what="the loop over heads",
+        cell="loop_heads",
+        outputs=("attention",),
+        from_kernel=("softmax", "masked_softmax"),
+        cases=_loop_cases,
+        reference=lambda i: [mistakes._loop_05(i)],
+        mistakes=[mistakes.HEAD_SCALED_BY_E],
+    ),
+    "test_transpose_qkv": Probe(
+        what="transpose_qkv",
+        call="transpose_qkv(X, num_heads)",
+        cases=_split_cases,
+        reference=lambda i: ref.transpose_qkv(i["X"], i["num_heads"]),
+        mistakes=[mistakes.SPLIT_NO_TRANSPOSE],
+    ),
+    "test_transpose_output": Probe(
+        what="transpose_output",
+        call="transpose_output(X, num_heads)",
+        cases=_merge_cases,
+        reference=lambda i: ref.transpose_output(i["X"], i["num_heads"]),
+        mistakes=[mistakes.MERGE_NO_TRANSPOSE],
+    ),
+    "test_init_weight": Probe(
+        what="init_weight",
+        call="init_weight(fan_in, fan_out, np.random.default_rng(seed))",
+        cases=_init_cases,
+        reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
+        mistakes=mistakes.INIT_05,
+    ),
+    "test_mha": Probe(
+        what="MultiHeadAttention.forward",
+        call=MHA_CALL,
+        cases=_mha_cases,
+        reference=_mha_reference,
+        mistakes=mistakes.MHA_05,
+    ),
+    "test_mha_masks": Probe(
+        what="MultiHeadAttention.forward with an empty sequence or a causal mask",
+        call=MHA_CALL,
+        cases=_mask_cases,
+        reference=_mha_reference,
+        mistakes=mistakes.MHA_05,
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _differing(shown, inputs, true, keep=lambda a: a, index=None):
+    """{what a check says: the mistake's value} for the mistakes that can be made here and give another answer."""
+    out = {}
+    for m in shown:
+        try:
+            value = m.compute(inputs)
+        except Exception:  # a mistake that cannot be made on these inputs (e.g. a shape that does not fit)
+            continue
+        value = keep(np.asarray(value[index] if index is not None else value, dtype=float))
+        if value.shape != np.shape(true) or not np.allclose(value, true):
+            out[m.said] = value
+    return out
+
+
+def _book_12_1():
+    i = cases.book_12_1()
+    out = {"X_book": i["X"]}
+    out.update({n: i[n] for n in ("omega_q", "omega_k", "omega_v", "beta_q", "beta_k", "beta_v")})
+    out["X_prime_book_true"] = ref.scaled_dot_product_self_attention(i["X"], *(i[n] for n in cases.PARAMETERS))
+    return out
+
+
+def _masked_softmax_values():
+    books = cases.book_05_softmax()
+    scores = books[0]["scores"]
+    out = {"scores_example": scores}
+    shown = (mistakes.MASK_ZERO, mistakes.MASK_AFTER_SOFTMAX, mistakes.MASK_NEG_INF)
+    for name, lens in (("lengths", books[0]["valid_lens"]), ("per_query", books[1]["valid_lens"]),
+                       ("empty", np.array([3, 0]))):
+        i = {"scores": scores, "valid_lens": lens}
+        true = ref.masked_softmax(scores, lens)
+        out[f"masked_{name}_true"] = true
+        out[f"masked_{name}_mistakes"] = _differing(shown, i, true)
+    return out
+
+
+def _transpose_values():
+    X, H = _small_split()
+    split = ref.transpose_qkv(X, H)
+    return {"X_small": X, "X_small_split_true": split,
+            "split_mistakes": {mistakes.SPLIT_NO_TRANSPOSE.said: mistakes.SPLIT_NO_TRANSPOSE.compute({"X": X, "num_heads": H})},
+            "merge_mistakes": {mistakes.MERGE_NO_TRANSPOSE.said: mistakes.MERGE_NO_TRANSPOSE.compute({"X": split, "num_heads": H})}}
+
+
+def _loop_values():
+    i = cases.book_05_loop()
+    true = mistakes._loop_05(i)
+    return {"attention_loop_true": true,
+            "loop_mistakes": _differing([mistakes.HEAD_SCALED_BY_E], i, true, index=0)}
+
+
+def _init_values():
+    i = {"fan_in": 4, "fan_out": 3, "seed": 0}
+    true = ref.init_weight(4, 3, np.random.default_rng(0))
+    return {"init_weight_true": true, "init_mistakes": _differing(mistakes.INIT_05, i, true)}
+
+
+def _mha_values():
+    i = cases.book_05()
+    first = lambda a: a[:, :, :SHOWN]  # noqa: E731
+    out = {}
+    padded = dict(i, valid_lens=np.array([3, 0]))
+    X = i["queries"]
+    causal = dict(i, keys=X, values=X, valid_lens=ref.causal_valid_lens(*X.shape[:2]))
+    for name, case in (("output", i), ("output_padded", padded), ("output_causal", causal)):
+        true = first(_mha_reference(case))
+        out[f"{name}_true"] = true
+        out[f"{name}_mistakes"] = _differing(mistakes.MHA_05, case, true, keep=first)
+    return out
+
+
+VALUES = {
+    "n05_book_12_1": _book_12_1,
+    "n05_masked_softmax": _masked_softmax_values,
+    "n05_transpose": _transpose_values,
+    "n05_loop": _loop_values,
+    "n05_init": _init_values,
+    "n05_mha": _mha_values,
+}

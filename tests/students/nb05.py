@@ -1,0 +1,226 @@
+"""Sample students of notebook 05 (batched, masked multi-head attention): the answer key, the seeds' code, one mistake each."""
+from tests.students import MANUAL, Student
+
+A05 = "05_batched_masked_attention"
+FULL_05 = {"test_masked_softmax": 3, "test_loop_heads": 2, "test_transpose_qkv": 1, "test_transpose_output": 1,
+           "test_init_weight": 1, "test_mha": 3, "test_mha_masks": 2, "why_init": MANUAL}
+
+
+def _05(**changed):
+    return dict(FULL_05, **changed)
+
+
+# Seed 001's class as its author wrote it (the seed is a PDF export: its lost underscores, docstring
+# quotes and an HTML tag are restored, nothing else). It masks with -inf and draws its weights from
+# np.random.rand; the grader overwrites the weights, so only what its code computes is judged.
+SEED_001_CLASS = '''\
+class MultiHeadAttention:
+    """
+    Multi-head attention.
+
+    Parameters:
+    num_hiddens: int
+        Number of hidden units.
+    num_heads: int
+        Number of attention heads.
+    dropout: float
+        Dropout rate.
+    bias: bool
+        Whether to include bias parameters in the model.
+    """
+    def __init__(self, num_hiddens, num_heads, dropout=0.0, bias=False):
+        self.num_heads = num_heads
+        self.num_hiddens = num_hiddens
+        self.d_k = self.d_v = num_hiddens // num_heads
+        self.W_q = np.random.rand(num_hiddens, num_hiddens)
+        self.W_k = np.random.rand(num_hiddens, num_hiddens)
+        self.W_v = np.random.rand(num_hiddens, num_hiddens)
+        self.W_o = np.random.rand(num_hiddens, num_hiddens)
+        if bias:
+            self.b_q = np.random.rand(num_hiddens)
+            self.b_k = np.random.rand(num_hiddens)
+            self.b_v = np.random.rand(num_hiddens)
+            self.b_o = np.random.rand(num_hiddens)
+        else:
+            self.b_q = self.b_k = self.b_v = self.b_o = np.zeros(num_hiddens)
+
+    def transpose_qkv(self, X):
+        """
+        Transposition for batch processing
+
+        Parameters:
+        X: np.ndarray
+            Input tensor
+
+        Returns:
+        np
+            Transposed tensor
+        """
+        X = X.reshape(X.shape[0], X.shape[1], self.num_heads, -1)
+        X = X.transpose(0, 2, 1, 3)
+        return X.reshape(-1, X.shape[2], X.shape[3])
+
+    def transpose_output(self, X):
+        """
+        Transposition for output
+
+        Parameters:
+        X: np.ndarray
+            Input tensor
+
+        Returns:
+        np
+            Transposed tensor
+        """
+        X = X.reshape(-1, self.num_heads, X.shape[1], X.shape[2])
+        X = X.transpose(0, 2, 1, 3)
+        return X.reshape(X.shape[0], X.shape[1], -1)
+
+    def scaled_dot_product_attention(self, Q, K, V, valid_lens):
+        """
+        Scaled dot product attention
+
+        Parameters:
+        Q: np.ndarray
+            Query tensor
+        K: np.ndarray
+            Key tensor
+        V: np.ndarray
+            Value tensor
+        valid_lens: np.ndarray
+            Valid lengths for the query
+
+        Returns:
+        np
+            Output tensor
+        """
+        d_k = Q.shape[-1]
+        scores = np.matmul(Q, K.transpose(0, 2, 1)) / np.sqrt(d_k)
+        if valid_lens is not None:
+            mask = np.arange(scores.shape[-1]) < valid_lens[:, None]
+            scores = np.where(mask[:, None, :], scores, -np.inf)
+        attention_weights = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+        attention_weights /= attention_weights.sum(axis=-1, keepdims=True)
+        return np.matmul(attention_weights, V)
+
+    def forward(self, queries, keys, values, valid_lens):
+        """
+        Forward pass
+
+        Parameters:
+        queries: np.ndarray
+            Query tensor
+        keys: np.ndarray
+            Key tensor
+        values: np.ndarray
+            Value tensor
+        valid_lens: np.ndarray
+            Valid lengths for the query
+
+        Returns:
+            Output tensor
+        """
+        queries = self.transpose_qkv(np.dot(queries, self.W_q) + self.b_q)
+        keys = self.transpose_qkv(np.dot(keys, self.W_k) + self.b_k)
+        values = self.transpose_qkv(np.dot(values, self.W_v) + self.b_v)
+
+        if valid_lens is not None:
+            valid_lens = np.repeat(valid_lens, self.num_heads, axis=0)
+
+        output = self.scaled_dot_product_attention(queries, keys, values, valid_lens)
+        output_concat = self.transpose_output(output)
+        return np.dot(output_concat, self.W_o) + self.b_o'''
+
+# Seed 002's loop over heads as written, from `split_dim` on: the lines before it in the seed's cell
+# (N = 4, the assert, proj = np.random.rand(E, E)) are the notebook's read-only inputs cell.
+SEED_002_LOOP = """\
+split_dim = E // N
+heads = []
+
+for i in range(N):
+    q_head = q[:, :, i * split_dim: (i + 1) * split_dim]    # (B, C, E / N)
+    k_head = k[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / N)
+    v_head = v[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / N)
+    # print(q_head.shape, k_head.T.shape, v_head.shape)
+
+    scores = q_head @ k_head.T / np.sqrt(split_dim)         # (B, C, C)
+    attention_weights = softmax(scores)                     # (B, C, C)
+
+    # weighted sum of values
+    local_head = attention_weights @ v_head                 # (B, C, E / N)
+    heads.append(local_head)
+
+raw_multi_head_output = np.concatenate(heads, axis=-1)      # (B, C, E)
+print("concat", raw_multi_head_output.shape)
+
+attention = raw_multi_head_output @ proj                    # (B, C, E) . (E, E) -> (B, C, E)
+print("proj(concat) -> attention", raw_multi_head_output.shape)"""
+
+MASK_LINE = "weights = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)"
+
+STUDENTS = {
+    "correct": Student(A05, FULL_05),
+    "untouched": Student(A05, {part: 0 for part in FULL_05}, untouched=True),
+    # Its class is right wherever every sequence has a valid key; an empty sequence gives nan.
+    "seed001": Student(
+        A05, _05(test_mha_masks=0), cells={"mha_class": SEED_001_CLASS},
+        diagnoses={"test_mha_masks": "masked with -inf"}),
+    "seed002": Student(A05, FULL_05, cells={"loop_heads": SEED_002_LOOP}),
+    "mask_zero": Student(
+        A05, _05(test_masked_softmax=0, test_mha=0, test_mha_masks=0),
+        edits={"masked_softmax_def": [(MASK_LINE, MASK_LINE.replace("-1e6", "0"))]},
+        diagnoses={"test_masked_softmax": "masked with 0", "test_mha": "masked with 0",
+                   "test_mha_masks": "masked with 0"}),
+    "mask_after_softmax": Student(
+        A05, _05(test_masked_softmax=0, test_mha=0, test_mha_masks=0),
+        edits={"masked_softmax_def": [(MASK_LINE, "weights = softmax(scores) * mask  # (B, Tq, Tk)")]},
+        diagnoses={"test_masked_softmax": "masked after the softmax", "test_mha": "masked after the softmax",
+                   "test_mha_masks": "masked after the softmax"}),
+    # -inf in masked_softmax: right on d2l's examples (a third of the part) and wherever no query is
+    # left without a key; nan on the fresh lengths, each of which holds a 0, and on empty sequences.
+    "mask_inf": Student(
+        A05, _05(test_masked_softmax=1, test_mha_masks=1),
+        edits={"masked_softmax_def": [(MASK_LINE, MASK_LINE.replace("-1e6", "-np.inf"))]},
+        diagnoses={"test_masked_softmax": "masked with -inf", "test_mha_masks": "masked with -inf"}),
+    "lens_tiled": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits={"mha_class": [("np.repeat(valid_lens, self.num_heads, axis=0)", "np.tile(valid_lens, self.num_heads)")]},
+        diagnoses={"test_mha": "valid_lens tiled, not repeated", "test_mha_masks": "valid_lens tiled, not repeated"}),
+    "merge_no_transpose": Student(
+        A05, _05(test_transpose_output=0, test_mha=0, test_mha_masks=0),
+        edits={"transpose_output_def": [
+            ("    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])  # (B, H, T, d)\n", ""),
+            ("    X = X.transpose(0, 2, 1, 3)  # (B, T, H, d)\n", ""),
+            ("X_merged = X.reshape(X.shape[0], X.shape[1], -1)  # (B, T, H*d)",
+             "X_merged = X.reshape(-1, X.shape[1], X.shape[2] * num_heads)  # (B, T, H*d)")]},
+        diagnoses={"test_transpose_output": "heads merged with a reshape and no transpose",
+                   "test_mha": "heads merged with a reshape and no transpose",
+                   "test_mha_masks": "heads merged with a reshape and no transpose"}),
+}
+
+# Further mistakes, two to a student where the parts are independent of each other
+# (the grader sets MultiHeadAttention's weights itself, so init_weight never reaches the other parts).
+INIT = 'W = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))'
+SPLIT = '    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)  # (B, T, H, d)\n    X = X.transpose(0, 2, 1, 3)  # (B, H, T, d)\n    X_split = X.reshape(-1, X.shape[2], X.shape[3])  # (B*H, T, d)'
+STUDENTS.update({
+    "split_no_transpose": Student(
+        A05, _05(test_transpose_qkv=0, test_mha=0, test_mha_masks=0, test_init_weight=0),
+        edits={"transpose_qkv_def": [(SPLIT, "    X_split = X.reshape(X.shape[0] * num_heads, X.shape[1], -1)  # (B*H, T, d)")],
+               "init_weight_def": [(INIT, INIT.replace("np.sqrt(fan_in)", "np.sqrt(fan_out)"))]},
+        diagnoses={"test_transpose_qkv": "heads split with a reshape and no transpose",
+                   "test_mha": "heads split with a reshape and no transpose",
+                   "test_init_weight": "scaled by fan_out"}),
+    "loop_sqrt_e": Student(
+        A05, _05(test_loop_heads=0, test_init_weight=0),
+        edits={"loop_heads": [("head_scores = q_head @ k_head.T / np.sqrt(split_dim)",
+                               "head_scores = q_head @ k_head.T / np.sqrt(E)")],
+               "init_weight_def": [(INIT, "W = rng.random((fan_in, fan_out))")]},
+        diagnoses={"test_loop_heads": "scaled by sqrt(E), not sqrt(E/N)",
+                   "test_init_weight": "weights from a uniform draw in [0, 1)"}),
+    "init_not_scaled": Student(
+        A05, _05(test_init_weight=0), edits={"init_weight_def": [(INIT, INIT.replace("1.0 / np.sqrt(fan_in)", "1.0"))]},
+        diagnoses={"test_init_weight": "not scaled"}),
+    "init_std_fan_in": Student(
+        A05, _05(test_init_weight=0), edits={"init_weight_def": [(INIT, INIT.replace("1.0 / np.sqrt(fan_in)", "1.0 / fan_in"))]},
+        diagnoses={"test_init_weight": "std 1/fan_in"}),
+})
