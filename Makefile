@@ -5,7 +5,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test build clean
+.PHONY: demo test build clean tools
+
+# The sandbox for student kernels needs bubblewrap (and util-linux's prlimit and setpriv).
+tools:
+	@command -v bwrap >/dev/null && command -v prlimit >/dev/null && command -v setpriv >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq bubblewrap util-linux >/dev/null; } || \
+	  { echo "make: install bubblewrap and util-linux (apt-get install bubblewrap util-linux)"; exit 1; }
 
 $(VENV)/installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,13 +19,13 @@ $(VENV)/installed: requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
-demo: $(VENV)/installed
+demo: tools $(VENV)/installed
 	$(BIN)/python -m grader build
 	rm -rf .course/sample_submissions
 	$(BIN)/python -m tests.sample_class .course/sample_submissions
 	$(BIN)/python -m grader grade .course/sample_submissions --course .course --csv .course/grades.csv
 
-test: $(VENV)/installed
+test: tools $(VENV)/installed
 	$(BIN)/python -m pytest
 
 build: $(VENV)/installed

@@ -3,7 +3,10 @@
 Run nbgrader from the repository root (or from a course directory whose own
 nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
+import os
+
 from grader.nbgrader_plugin import InjectProbes, SealVerdicts
+from grader.sandbox import SandboxedExecute
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
                                     LimitOutput, SaveAutoGrades)
@@ -19,11 +22,17 @@ c.CourseDirectory.release_directory = "release"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
+# Student code runs in a sandboxed kernel (grader/sandbox.py: bubblewrap, no network,
+# nothing of the course visible, resource limits). Where no sandbox can be made,
+# grading stops and says why; COURSE_UNSANDBOXED=1 (`python -m grader grade
+# --unsandboxed`) runs plain kernels instead, for trusted code only.
+UNSANDBOXED = os.environ.get("COURSE_UNSANDBOXED") == "1"
+
 # Sealed verdicts: probes go in before Execute, verdicts are made right after it
 # and before anything reads a score (SaveAutoGrades).
 c.Autograde.autograde_preprocessors = [
     InjectProbes,
-    Execute,
+    Execute if UNSANDBOXED else SandboxedExecute,
     SealVerdicts,
     IgnorePattern,
     ClearMetadataPreprocessor,

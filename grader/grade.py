@@ -7,6 +7,7 @@ nbgrader's submitted/ folder. Grading happens in a course directory (default
 .course/) whose nbgrader_config.py loads this repository's, so the gradebook,
 `nbgrader export`, formgrader and `nbgrader generate_feedback` all work there.
 """
+import os
 import shutil
 import subprocess
 import sys
@@ -103,11 +104,26 @@ def print_table(rows, missing=(), out=sys.stdout):
         print(f"not graded: {student} / {assignment}: {why}", file=out)
 
 
-def grade_class(submissions, course, only=None, say=print):
+def check_sandbox(unsandboxed=False):
+    """Refuse to grade strangers' code without a sandbox, unless told to in so many words."""
+    if unsandboxed:
+        os.environ["COURSE_UNSANDBOXED"] = "1"  # read by nbgrader_config.py in the nbgrader processes
+        return "unsandboxed (--unsandboxed): student code runs as this user, with this user's access"
+    from .sandbox import sandbox_available
+    ok, why = sandbox_available()
+    if not ok:
+        raise SystemExit(f"grade: cannot sandbox student code: {why}.\n"
+                         "Install bubblewrap (apt-get install bubblewrap), or pass --unsandboxed to grade "
+                         "trusted code without a sandbox.")
+    return f"sandboxed ({why})"
+
+
+def grade_class(submissions, course, only=None, say=print, unsandboxed=False):
     """Take in, release into the gradebook, autograde; return the grade table's rows."""
     submissions, course = Path(submissions).resolve(), Path(course).resolve()
     if not submissions.is_dir():
         raise SystemExit(f"grade: {submissions} is not a folder of submissions")
+    say(f"grade: kernels {check_sandbox(unsandboxed)}")
     prepare(course)
     assignments = take_in(submissions, course, only, say)
     for assignment in assignments:
@@ -118,8 +134,8 @@ def grade_class(submissions, course, only=None, say=print):
     return [r for r in report.collect(course) if r["assignment"] in assignments]
 
 
-def main(submissions, course, only=None, csv_path=None):
-    rows = grade_class(submissions, course, only)
+def main(submissions, course, only=None, csv_path=None, unsandboxed=False):
+    rows = grade_class(submissions, course, only, unsandboxed=unsandboxed)
     _, missing = report.write_report(course)
     print_table(rows, [m for m in missing if m[1] in {r["assignment"] for r in rows}])
     print(f"\nclass report: {Path(course) / 'report' / 'index.html'}")

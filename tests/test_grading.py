@@ -92,3 +92,15 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
             assert not leaks, f"{path.relative_to(course)} shows {leaks[:5]}"
     verdicts = _verdicts(course, "correct", "01_self_attention")
     assert "right on the book's case and on 3 fresh inputs" in verdicts["test_self_attention"]
+
+
+def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
+    import grader.sandbox
+    from grader.grade import check_sandbox
+    monkeypatch.setattr(grader.sandbox, "sandbox_available", lambda: (False, "bubblewrap is not installed"))
+    with pytest.raises(SystemExit, match=r"(?s)bubblewrap is not installed.*--unsandboxed"):
+        check_sandbox()
+    monkeypatch.delenv("COURSE_UNSANDBOXED", raising=False)
+    assert "unsandboxed" in check_sandbox(unsandboxed=True)
+    assert os.environ["COURSE_UNSANDBOXED"] == "1"
+    monkeypatch.delenv("COURSE_UNSANDBOXED")
