@@ -68,6 +68,9 @@ class Probe:
     # The share of the marks earned, from the cases and each case's reason (None = right).
     # Default: the book's case is a third, the fresh cases share the rest (see `_weights`).
     marks: Callable[[list, list], float] = None
+    # Answers that repeat from input to input by nature (a checker's True/False): an answer equal to
+    # the book case's is then no sign of a hard-coded result, and that rule is not applied.
+    answers_repeat: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -283,7 +286,7 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
 
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]
-    if book and book[0] is not None and any(
+    if not probe.answers_repeat and book and book[0] is not None and any(
         c.label == "fresh" and g is not None and compare(g, book[0]) is None
         and compare(probe.reference(c.inputs), book[0]) is not None
         for c, g in zip(cases, got)

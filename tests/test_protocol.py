@@ -213,3 +213,15 @@ def test_every_probe_can_mark_every_input_it_draws(notebook, grade_id):
             want = probe.reference(case.inputs)
             flat = np.concatenate([np.ravel(w) for w in want]) if isinstance(want, list) else np.ravel(want)
             assert np.all(np.isfinite(np.asarray(flat, dtype=float))), (seed, case.about)
+
+
+def test_yes_no_answers_that_repeat_are_not_taken_for_hard_coding():
+    cases = [Case("book", {"x": np.zeros(1)}), Case("fresh", {"x": np.ones(1)})]
+    report = [{"output_type": "display_data", "data": {protocol.MIME: {"results": [
+        {"ok": True, "value": protocol_value(1.0)}, {"ok": True, "value": protocol_value(1.0)}]}}}]
+    truth = lambda i: np.asarray(float(i["x"][0] == 0))  # noqa: E731 (True on the book's case only)
+    repeating = Probe(what="checker", call="f(x)", cases=None, reference=truth, answers_repeat=True)
+    v = verdict(repeating, cases, report, 3)
+    assert v.mistake is None and "got 1, expected 0" in v.message and v.score == 1.0
+    plain = Probe(what="function", call="f(x)", cases=None, reference=truth)
+    assert verdict(plain, cases, report, 3).mistake == protocol.HARD_CODED

@@ -60,16 +60,11 @@ def _permutation_marks(cases_, reasons):
 
 # Every test function's lambda, one of which the case picks; softmax_down and np are the probe's own,
 # so the student's notebook globals (a redefined np or softmax) cannot change the functions.
-# The verdict is read back with the size of X it was given. A True/False answer repeats from case to
-# case by nature, and the protocol's hard-coded-result rule (a fresh answer equal to the book's while
-# the truth differs) would call every wrong verdict "hard-coded"; with the size beside it, a fresh
-# answer never equals the book's, and the verdict names the function the checker got wrong instead.
 CHECKER_CALL = (
-    "(lambda np: (lambda softmax_down: [is_permutation_equivariant(["
+    "(lambda np: (lambda softmax_down: is_permutation_equivariant(["
     + ", ".join(source for _, _, source in cases.PERMUTATION_TEST_FUNCTIONS)
-    + "][int(which)], X), np.array(np.shape(X))])"
+    + "][int(which)], X))"
       "(lambda S: np.exp(S - S.max(axis=0)) / np.exp(S - S.max(axis=0)).sum(axis=0)))(__import__('numpy'))")
-CHECKER_READ = ("the verdict", "the size of X")
 
 
 def _clear(i):
@@ -101,10 +96,6 @@ def _checker_verdict(i):
     return np.array(float(ref.is_permutation_equivariant(cases.permutation_test_function(i), i["X"])))
 
 
-def _checker_reference(i):
-    return [_checker_verdict(i), np.array(np.shape(i["X"]), dtype=float)]
-
-
 def _checker_marks(cases_, reasons):
     """Full marks for every verdict right. Half when the only functions it gets wrong merely reorder the
     columns (seed 003's same-set-of-columns check). Nothing when it rejects an equivariant function or
@@ -128,11 +119,11 @@ PROBES = {
     "test_is_permutation_equivariant": Probe(
         what="is_permutation_equivariant",
         call=CHECKER_CALL,
-        outputs=CHECKER_READ,  # names the two things read back, in the verdict
         cases=_checker_cases,
-        reference=_checker_reference,
+        reference=_checker_verdict,
         mistakes=mistakes.PERMUTATION_CHECKER,
         marks=_checker_marks,
+        answers_repeat=True,  # True/False: the same answer on another input is no sign of hard-coding
     ),
 }
 
