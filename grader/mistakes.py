@@ -351,19 +351,11 @@ MHA_05 = [
 ]
 
 
-def _loop_05(i, scale=1.0):
-    """Seed 002's loop over heads: q (B, C, E) against keys and values (C_k, E) shared by the batch, then proj."""
-    B, E = np.shape(i["q"])[0], i["E"]
-    k, v = (np.broadcast_to(i[n], (B,) + np.shape(i[n])) for n in ("k", "v"))  # (B, C_k, E)
-    eye = np.eye(E)
-    return ref.multi_head_attention(i["q"] * scale, k, v, None, i["N"], eye, eye, eye, i["proj"])  # (B, C, E)
-
-
 HEAD_SCALED_BY_E = Mistake(
     "scaled by sqrt(E), not sqrt(E/N)",
     "each head's dot products are sums over its E/N features: divide them by np.sqrt(split_dim), the "
     "head's size, not by np.sqrt(E)",
-    lambda i: [_loop_05(i, scale=1 / np.sqrt(i["N"]))])
+    lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"], scale=1 / np.sqrt(i["N"]))])
 
 
 def _init_05(i, std=None, uniform=False):

@@ -198,6 +198,15 @@ def multi_head_attention(queries, keys, values, valid_lens, num_heads, W_q, W_k,
     return transpose_output(heads, num_heads) @ W_o + b_o  # (B, Tq, D)
 
 
+def multihead_shared_kv(q, k, v, num_heads, proj, scale=1.0):
+    """Seed 002's multi-head attention: q (B, C, E) against keys and values (C_k, E) shared by the batch,
+    no input projections, heads side by side, then proj (E, E) -> (B, C, E). `scale` multiplies q."""
+    B, E = np.shape(q)[0], np.shape(q)[-1]
+    k, v = (np.broadcast_to(x, (B,) + np.shape(x)) for x in (k, v))  # (B, C_k, E)
+    eye = np.eye(E)
+    return multi_head_attention(np.asarray(q) * scale, k, v, None, num_heads, eye, eye, eye, proj)  # (B, C, E)
+
+
 def causal_valid_lens(batch_size, num_steps):
     """The causal mask as valid lengths: query t sees keys 0..t, a length of t + 1. -> (B, T)."""
     return np.tile(np.arange(1, num_steps + 1), (batch_size, 1))

@@ -118,7 +118,7 @@ PROBES = {
         outputs=("attention",),
         from_kernel=("softmax", "masked_softmax"),
         cases=_loop_cases,
-        reference=lambda i: [mistakes._loop_05(i)],
+        reference=lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"])],
         mistakes=[mistakes.HEAD_SCALED_BY_E],
     ),
     "test_transpose_qkv": Probe(
@@ -207,7 +207,7 @@ def _transpose_values():
 
 def _loop_values():
     i = cases.book_05_loop()
-    true = mistakes._loop_05(i)
+    true = ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"])
     return {"attention_loop_true": true,
             "loop_mistakes": _differing([mistakes.HEAD_SCALED_BY_E], i, true, index=0)}
 
