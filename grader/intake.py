@@ -1,0 +1,253 @@
+"""Intake: put a class's submissions into a course's submitted/ folder, naming every file it cannot place.
+
+    take_in(source, course, only=None, say=print) -> Intake
+
+`source` is
+  - a folder in nbgrader's submitted/ layout: <student>/<assignment>/<notebook>.ipynb, with
+    nbgrader's optional <student>/<assignment>/timestamp.txt, or
+  - a .zip as an LMS gives it: that layout zipped (wrapping folders above <student> are fine),
+    or flat files named <student>_<anything>_<notebook>.ipynb, as Canvas names them
+    (doejane_12345_67890_01_self_attention.ipynb; a resubmission gets -1, -2 before .ipynb).
+    The notebook's name decides the assignment. A folder may hold such flat files too.
+
+The assignments are grader.build.assignments(); an assignment's notebooks are the
+names of source/<assignment>/*.ipynb. Every file that is not placed is named, once,
+with the reason (said as "skipped: <path>: <reason>"). A notebook that nbgrader will
+not be able to read (empty, not UTF-8, not JSON, nbformat 3, not valid nbformat 4) is
+placed all the same, so the student still gets a gradebook row and a zero with a
+reason from grading, and is named too ("unreadable: <path>: <reason>").
+
+Taking in a student's assignment again replaces that student's folder for it in
+course/submitted. Nothing else of the course directory is touched (autograded/,
+feedback/, gradebook.db), and the source is only read.
+"""
+import re
+import shutil
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+import nbformat
+from nbgrader.plugins import FileNameCollectorPlugin
+from nbgrader.utils import parse_utc
+
+from . import build
+
+TIMESTAMP = "timestamp.txt"  # nbgrader's submission time, beside the notebooks
+# nbgrader's own collector (the one `nbgrader zip_collect` uses) reads an LMS file name:
+# the student id is the letters and digits before the first underscore, the rest names the file.
+LMS_NAME = r"(?P<student_id>[^\W_]+)_(?P<file_id>.+)$"
+LMS_FORM = "<student>_<anything>_<notebook>.ipynb"
+RESUBMITTED = re.compile(r"-\d+$")  # Canvas appends -1, -2 to a file handed in again
+
+
+class IntakeError(ValueError):
+    """The source cannot be taken in at all (the message names it and says why)."""
+
+
+@dataclass
+class Intake:
+    assignments: list = field(default_factory=list)  # sorted assignment ids with a notebook placed
+    placed: list = field(default_factory=list)       # (student, assignment, path in course/submitted)
+    problems: list = field(default_factory=list)     # (path, reason): not placed, or placed but unreadable
+
+
+@dataclass
+class _Entry:
+    """One file of the source: a file in the folder, or an entry of the zip."""
+    where: str      # what messages call it: its path, or <zip>/<name in the archive>
+    parts: tuple    # its path inside the source
+    time: datetime  # when it was last changed (the zip's timestamp for an archive entry)
+    read: object    # () -> bytes
+
+
+def take_in(source, course, only=None, say=print):
+    """Copy the submissions in `source` (folder or .zip) into course/submitted; see the module docstring."""
+    source, course = Path(source).resolve(), Path(course).resolve()
+    submitted = course / "submitted"
+    notebooks = {a: sorted(p.name for p in (build.SOURCE / a).glob("*.ipynb")) for a in build.assignments()}
+    unknown = sorted(set(only or ()) - set(notebooks))
+    if unknown:
+        raise IntakeError(f"{', '.join(unknown)}: not an assignment of this course ({', '.join(notebooks)})")
+    intake = Intake()
+
+    def skip(where, why, placed=False):
+        if (where, why) not in intake.problems:  # a folder that is not an assignment is named once
+            intake.problems.append((where, why))
+            say(f"{'unreadable' if placed else 'skipped'}: {where}: {why}")
+
+    if source.is_dir():
+        if source == submitted or source in submitted.parents or submitted in source.parents:
+            raise IntakeError(f"{source}: the source and {submitted} overlap; take in from a folder outside it")
+        chosen = _choose(_folder_entries(source, skip), notebooks, only, skip)
+        _place(chosen, submitted, intake, skip)
+    elif source.is_file() and zipfile.is_zipfile(source):
+        with zipfile.ZipFile(source) as archive:
+            chosen = _choose(_zip_entries(source, archive, skip), notebooks, only, skip)
+            _place(chosen, submitted, intake, skip)
+    elif source.is_file():
+        raise IntakeError(f"{source}: not a folder of submissions nor a zip archive")
+    else:
+        raise IntakeError(f"{source}: no such folder or zip archive")
+    intake.assignments = sorted({a for _, a, _ in intake.placed})
+    return intake
+
+
+def _hidden(parts):
+    # Skipped without a word: .ipynb_checkpoints, .DS_Store and macOS's __MACOSX/ are written by
+    # Jupyter and the OS, never handed in; naming them in every student's folder would bury real problems.
+    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+
+
+def _folder_entries(source, skip):
+    for path in sorted(source.rglob("*")):
+        parts = path.relative_to(source).parts
+        if _hidden(parts):
+            continue
+        if path.is_symlink():
+            # Never followed: a link unpacked from an archive could point at source/ or another student's work.
+            skip(str(path), "a symbolic link: not followed")
+        elif path.is_file():
+            yield _Entry(str(path), parts, datetime.fromtimestamp(path.stat().st_mtime), path.read_bytes)
+
+
+def _zip_entries(source, archive, skip):
+    # Entries are read one by one from the archive rather than unpacked by nbgrader's ExtractorPlugin:
+    # that drops absolute and ../ paths without a word, opens archives found inside the archive, and
+    # forgets each entry's timestamp, while here every entry is named and duplicates go by timestamp.
+    # Nothing is unpacked: only a student folder's name becomes a path, and the check below refuses ../ and /.
+    for info in archive.infolist():
+        name = info.filename
+        if info.is_dir():
+            continue
+        # Backslashes count too: an archive made on Windows may use them as separators.
+        if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name) or ".." in re.split(r"[/\\]", name):
+            skip(f"{source}/{name}", "refused: its path leads out of the archive (zip-slip)")
+            continue
+        parts = PurePosixPath(name).parts
+        if not _hidden(parts):
+            yield _Entry(f"{source}/{name}", parts, datetime(*info.date_time),
+                         lambda info=info: archive.read(info))
+
+
+def _choose(entries, notebooks, only, skip):
+    """{(student, assignment): {file name: entry}}: what to place, the later of two copies of a file."""
+    by_name = {nb: a for a, names in notebooks.items() for nb in names}  # notebook names are unique in source/
+    collector = FileNameCollectorPlugin(named_regexp=LMS_NAME, valid_ext=[".ipynb"])
+    chosen = {}
+    for entry in entries:
+        parts = entry.parts
+        # nbgrader's layout: the first folder named after an assignment, below a student's folder.
+        at = next((i for i in range(1, len(parts) - 1) if parts[i] in notebooks), None)
+        if at is not None:
+            student, assignment, rest = parts[at - 1], parts[at], parts[at + 1:]
+            if only and assignment not in only:
+                continue  # not asked for: neither taken in nor named
+            expected = notebooks[assignment]
+            if rest not in [(name,) for name in expected + [TIMESTAMP]]:
+                what = ("in a subfolder" if len(rest) > 1 else
+                        "a renamed notebook" if rest[0].endswith(".ipynb") else "not a notebook")
+                skip(entry.where, f"{what}: {assignment} takes {', '.join(expected)}, directly in its folder")
+                continue
+            name = rest[0]
+        elif len(parts) == 1:
+            student, assignment, name = _lms_file(entry, by_name, collector, skip)
+            if student is None or (only and assignment not in only):
+                continue
+        elif len(parts) == 2:
+            skip(entry.where, "not in an assignment folder: expected <student>/<assignment>/<notebook>.ipynb"
+                              f" or a file named {LMS_FORM}")
+            continue
+        else:
+            folder = str(Path(entry.where).parent)
+            skip(folder, f"not an assignment of this course ({', '.join(notebooks)})")
+            continue
+        files = chosen.setdefault((student, assignment), {})
+        old = files.get(name)
+        if old is None:
+            files[name] = entry
+            continue
+        # Two copies of one file: the later one counts (archive order breaks a tie).
+        older, newer = (entry, old) if entry.time < old.time else (old, entry)
+        files[name] = newer
+        skip(older.where, f"two files for {student}'s {name}: took the later {newer.where} "
+                          f"({newer.time:%Y-%m-%d %H:%M:%S}), not this one ({older.time:%Y-%m-%d %H:%M:%S})")
+    return chosen
+
+
+def _lms_file(entry, by_name, collector, skip):
+    """(student, assignment, notebook) for a flat file named as an LMS names it, or Nones after naming it."""
+    name = entry.parts[0]
+    info = collector.collect(name)
+    if info is None or name in by_name:
+        why = ("not a notebook (only .ipynb files are taken in)" if not name.endswith(".ipynb")
+               else f"no student in the file name: expected {LMS_FORM}")
+        skip(entry.where, why)
+        return None, None, None
+    stem = RESUBMITTED.sub("", info["file_id"].removesuffix(".ipynb"))
+    hits = [nb for nb in by_name if stem == nb.removesuffix(".ipynb") or stem.endswith("_" + nb.removesuffix(".ipynb"))]
+    if not hits:
+        skip(entry.where, f"not a notebook of this course: the name ends with none of {', '.join(by_name)}")
+        return None, None, None
+    notebook = max(hits, key=len)
+    return info["student_id"], by_name[notebook], notebook
+
+
+def _place(chosen, submitted, intake, skip):
+    for (student, assignment), files in sorted(chosen.items()):
+        content = {}
+        for name, entry in sorted(files.items()):
+            try:
+                content[name] = entry.read()
+            except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:
+                skip(entry.where, f"cannot be read: {e}")  # a damaged or encrypted archive entry
+        stamp = files.get(TIMESTAMP)
+        if stamp and TIMESTAMP in content:
+            try:
+                parse_utc(content[TIMESTAMP].decode("utf-8").strip())
+            except (ValueError, OverflowError) as e:  # nbgrader's get_existing_timestamp fails on it
+                skip(stamp.where, f"not a time nbgrader can read ({e}); the submission is taken in without it")
+                del content[TIMESTAMP]
+        if set(content) <= {TIMESTAMP}:
+            if stamp and TIMESTAMP in content:
+                skip(stamp.where, f"no notebook of {assignment} beside it")
+            continue  # nothing to place: an earlier submission, if any, stays as it was
+        target = submitted / student / assignment
+        if target.exists():
+            shutil.rmtree(target)  # taken in again: the new submission replaces the old one as a whole
+        target.mkdir(parents=True)
+        for name, data in content.items():
+            (target / name).write_bytes(data)
+            if name == TIMESTAMP:
+                continue
+            intake.placed.append((student, assignment, target / name))
+            why = unreadable(data)
+            if why:
+                skip(files[name].where, f"{why} (placed all the same, so grading records it)", placed=True)
+
+
+def unreadable(data):
+    """Why nbformat cannot read these bytes as an nbformat 4 notebook, or None if it can."""
+    if not data.strip():
+        return "empty file"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 text ({e.reason} at byte {e.start})"
+    try:
+        nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    except nbformat.reader.NotJSONError:
+        return "not JSON"
+    except nbformat.ValidationError as e:
+        return f"not a valid nbformat 4 notebook ({e.message})"
+    except Exception as e:  # nbformat raises what the JSON provokes (NBFormatError, TypeError, ...)
+        return f"not a notebook ({type(e).__name__}: {e})"
+    if nb.get("nbformat") != 4:
+        return f"nbformat {nb.get('nbformat')}: nbgrader here reads nbformat 4"
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as e:
+        return f"not a valid nbformat 4 notebook ({e.message})"
+    return None
