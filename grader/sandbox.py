@@ -431,8 +431,17 @@ class SandboxedKernelManager(AsyncKernelManager):
                   ("--nofile", self.open_files_limit), ("--core", 0)]
         return [f"{opt}={value}" for opt, value in limits if value or opt == "--core"]
 
-    def sandbox_command(self, kernel_cmd):
-        """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd."""
+    def sandbox_command(self, kernel_cmd, zygote=False):
+        """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd.
+
+        zygote=True (root only): the same sandbox for grader/forkserver.py's zygote, which
+        forks many kernels and gives each its own uid, limits, /tmp and /run/kernel
+        directory itself. It keeps CAP_CHOWN (to hand those directories over) besides
+        setuid/setgid/setpcap, /tmp and /run/kernel are root's (0755), no connection
+        file is bound and nothing wraps the command.
+        """
+        if zygote and not self.privileged:
+            raise RuntimeError("a zygote gives each kernel its own uid: it needs the grader to run as root")
         if self._sandbox_dir is None:
             raise RuntimeError("no sandbox directory: start the kernel through start_kernel()")
         bwrap = shutil.which(self.bwrap_path)
@@ -449,6 +458,8 @@ class SandboxedKernelManager(AsyncKernelManager):
             # keep only what setpriv needs to switch to the kernel's uid and empty the bounding set
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                      "--cap-add", "CAP_SETPCAP"]
+            if zygote:
+                args += ["--cap-add", "CAP_CHOWN"]
         else:
             args += ["--unshare-user", "--disable-userns"]
         b.args += args
@@ -469,7 +480,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             b.ro_bind(os.path.join(self._sandbox_dir, "etc", name), f"/etc/{name}")
         b.args += ["--proc", "/proc", "--dev", "/dev"]
         b.tmpfs("/dev/shm", self.shm_size)
-        b.tmpfs("/tmp", self.tmp_size)
+        b.tmpfs("/tmp", self.tmp_size, perms="0755" if zygote else "1777")
 
         # The interpreter, read-only (after /tmp: a venv may live under /tmp).
         visible = list(SYSTEM_PATHS)
@@ -494,10 +505,13 @@ class SandboxedKernelManager(AsyncKernelManager):
                                    "only this Python's prefixes are bound (see extra_ro_binds)")
 
         # The kernel's sockets and (read-only) connection file.
-        b.tmpfs(KERNEL_RUN_DIR, 1 * MiB)
-        inside_connection_file = f"{KERNEL_RUN_DIR}/connection.json"
-        b.ro_bind(self.connection_file, inside_connection_file)
-        kernel_cmd = [arg.replace(self.connection_file, inside_connection_file) for arg in kernel_cmd]
+        if zygote:
+            b.tmpfs(KERNEL_RUN_DIR, 4 * MiB, perms="0755")
+        else:
+            b.tmpfs(KERNEL_RUN_DIR, 1 * MiB)
+            inside_connection_file = f"{KERNEL_RUN_DIR}/connection.json"
+            b.ro_bind(self.connection_file, inside_connection_file)
+            kernel_cmd = [arg.replace(self.connection_file, inside_connection_file) for arg in kernel_cmd]
         b.tmpfs(self.scratch_dir, self.scratch_size)
         # Read-only from here: the root and /dev are tmpfs's bwrap made (owned by the kernel's
         # user in a user namespace, and unbounded); writes to device nodes still work.
@@ -507,6 +521,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         for k, v in self.sandbox_env().items():
             b.args += ["--setenv", k, v]
 
+        if zygote:
+            return [bwrap, *b.args, "--", *kernel_cmd]
         inner = [shutil.which("prlimit") or "/usr/bin/prlimit", *self.rlimit_args(), "--"]
         if self.privileged:
             uid = self._sandbox_uid
@@ -545,11 +561,11 @@ class _Bwrap:
         self._parents(dest)
         self.args += ["--symlink", target, dest]
 
-    def tmpfs(self, dest, size):
+    def tmpfs(self, dest, size, perms="1777"):
         self._parents(dest)
         if size:
             self.args += ["--size", str(size)]
-        self.args += ["--perms", "1777", "--tmpfs", dest]
+        self.args += ["--perms", perms, "--tmpfs", dest]
         self._dirs.add(dest)
 
 
