@@ -5,7 +5,7 @@ nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
 import os
 
-from grader.nbgrader_plugin import InjectProbes, SealVerdicts
+from grader.nbgrader_plugin import InjectProbes, SealVerdicts, cached
 from grader.sandbox import SandboxedExecute
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
@@ -29,10 +29,12 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 UNSANDBOXED = os.environ.get("COURSE_UNSANDBOXED") == "1"
 
 # Sealed verdicts: probes go in before Execute, verdicts are made right after it
-# and before anything reads a score (SaveAutoGrades).
+# and before anything reads a score (SaveAutoGrades). Execute reuses a notebook
+# already run with exactly these cells (grader/nbgrader_plugin.py: a parallel run
+# of `python -m grader grade`, or a run that was killed part way).
 c.Autograde.autograde_preprocessors = [
     InjectProbes,
-    Execute if UNSANDBOXED else SandboxedExecute,
+    cached(Execute, sandboxed=False) if UNSANDBOXED else cached(SandboxedExecute, sandboxed=True),
     SealVerdicts,
     IgnorePattern,
     ClearMetadataPreprocessor,
@@ -41,4 +43,5 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-c.Execute.timeout = 60
+# Seconds per cell; `python -m grader grade --timeout` sets COURSE_CELL_TIMEOUT.
+c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)

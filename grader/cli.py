@@ -12,10 +12,16 @@ def main(argv=None):
     p.add_argument("assignments", nargs="*", help="only these assignments (default: all)")
 
     p = sub.add_parser("grade", help="autograde a class of submissions and print the grade table")
-    p.add_argument("submissions", help="a folder of submissions: <student>/<assignment>/<notebook>.ipynb")
+    p.add_argument("submissions", help="a folder of submissions (<student>/<assignment>/<notebook>.ipynb) "
+                                       "or an LMS's zip of them")
     p.add_argument("--course", default=".course", help="the course directory to grade in (default: .course)")
     p.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
     p.add_argument("--csv", help="also write the grade table here")
+    p.add_argument("--workers", type=int, help="notebooks run at once (default: cores + 1; per machine with Dask)")
+    p.add_argument("--scheduler", help="run notebooks on Dask: 'local' (a cluster on this machine) or a "
+                                       "scheduler's address, e.g. tcp://10.0.0.5:8786")
+    p.add_argument("--serial", action="store_true", help="stock `nbgrader autograde`, one notebook at a time")
+    p.add_argument("--timeout", type=int, help="seconds per cell (default 60)")
     p.add_argument("--unsandboxed", action="store_true",
                    help="run student kernels without the sandbox (trusted code only; refused otherwise)")
 
@@ -29,7 +35,8 @@ def main(argv=None):
         return build.main(check=args.check, only=args.assignments or None)
     if args.command == "grade":
         from . import grade
-        return grade.main(args.submissions, args.course, args.assignment, args.csv, args.unsandboxed)
+        return grade.main(args.submissions, args.course, args.assignment, args.csv, args.unsandboxed,
+                          workers=args.workers, scheduler=args.scheduler, serial=args.serial, timeout=args.timeout)
     if args.command == "report":
         from . import report
         return report.main(args.course, args.out)

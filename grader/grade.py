@@ -1,22 +1,52 @@
-"""Grade a class: take in a folder of submissions, run `nbgrader autograde`, print the grade table, write the report.
+"""Grade a class: take in the submissions, run their notebooks in parallel, record grades with nbgrader.
 
     python -m grader grade SUBMISSIONS [--course DIR] [--assignment A] [--csv FILE]
+                                       [--workers N] [--scheduler ADDRESS|local] [--serial]
 
 SUBMISSIONS holds <student>/<assignment>/<notebook>.ipynb, the layout of
-nbgrader's submitted/ folder. Grading happens in a course directory (default
+nbgrader's submitted/ folder, or is the zip an LMS gives (grader/intake.py names
+every file it cannot place). Grading happens in a course directory (default
 .course/) whose nbgrader_config.py loads this repository's, so the gradebook,
 `nbgrader export`, formgrader and `nbgrader generate_feedback` all work there.
+
+How a class is graded (nbgrader's autograde runs notebooks one after another):
+
+1. plan     for every submitted notebook, what autograde will run: nbgrader's own
+            sanitizing preprocessors, then the sealed probes (grader/nbgrader_plugin.py);
+2. execute  those notebooks side by side in sandboxed kernels (grader/parallel.py:
+            local worker processes, or a Dask cluster); each result is kept in
+            <course>/executed/ as soon as it is done;
+3. record   `nbgrader autograde` per assignment, as soon as its notebooks are done. Its
+            Execute finds each notebook already run with exactly these cells and takes
+            the outputs, so nbgrader itself seals the verdicts and writes the gradebook,
+            autograded/ and everything its other commands read.
+
+A run that is killed loses nothing that finished: executed notebooks are kept,
+and the next run takes them up. The same submissions graded again give the same
+gradebook (inputs are drawn from the course's secret, the student and the notebook).
+--serial skips steps 1 and 2: stock `nbgrader autograde`, one notebook at a time.
 """
+import concurrent.futures
 import os
-import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
+import nbformat
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.converters import Autograde
+from tqdm import tqdm
 
 from . import report
-from .build import ROOT, SOURCE, assignments as known_assignments
+from . import parallel
+from .build import ROOT, SOURCE
+from .intake import IntakeError, take_in
+from .nbgrader_plugin import RUN_VARIABLE, InjectProbes, cache_path, execution_key, load, store
+
+# What nbgrader's autograde does to a submission before it runs it (its "sanitizing" pass).
+SANITIZE = Autograde.class_traits()["sanitize_preprocessors"].make_dynamic_default()
+COURSE_ID = "attention-from-scratch"  # as in nbgrader_config.py
 
 COURSE_CONFIG = '''\
 # Written by `python -m grader grade`: this course directory uses the course's configuration.
@@ -34,32 +64,21 @@ def prepare(course):
         config=str(ROOT / "nbgrader_config.py"), root=str(course), source=str(SOURCE)))
 
 
-def take_in(submissions, course, only=None, say=print):
-    """Copy submissions into course/submitted; name every folder that is not an assignment."""
-    known = set(known_assignments())
-    found = set()
-    for student in sorted(p for p in submissions.iterdir() if p.is_dir()):
-        for folder in sorted(student.iterdir()):
-            if not folder.is_dir() or folder.name not in known:
-                say(f"skipped: {folder}: not an assignment of this course ({', '.join(sorted(known))})")
-                continue
-            if only and folder.name not in only:
-                continue
-            target = course / "submitted" / student.name / folder.name
-            if target.exists():
-                shutil.rmtree(target)
-            shutil.copytree(folder, target)
-            found.add(folder.name)
-    return sorted(found)
+# `nbgrader`, minus 2.9 s of start-up: jsonschema compiles the grammars of its optional IRI
+# format checker (rfc3987_syntax, with lark) at import; nbformat's schema checks no IRI.
+NBGRADER = ("import sys; sys.modules['rfc3987_syntax'] = None; sys.argv[0] = 'nbgrader'; "
+            "from nbgrader.apps.nbgraderapp import main; sys.exit(main())")
 
 
-def nbgrader(course, *args):
+def nbgrader(course, *args, wait=True, env=None):
     """Run one nbgrader command in the course directory; its log goes to course/logs/."""
     logs = course / "logs"
     logs.mkdir(exist_ok=True)
-    exe = Path(sys.executable).with_name("nbgrader")
-    with open(logs / f"{'_'.join(args[:2])}.log", "w") as log:
-        return subprocess.run([str(exe), *args], cwd=course, stdout=log, stderr=subprocess.STDOUT).returncode
+    log = open(logs / f"{'_'.join(args[:2])}.log", "w")
+    process = subprocess.Popen([sys.executable, "-c", NBGRADER, *args], cwd=course, stdout=log,
+                               stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    log.close()
+    return process.wait() if wait else process
 
 
 def ensure_released(course, assignment):
@@ -118,24 +137,129 @@ def check_sandbox(unsandboxed=False):
     return f"sandboxed ({why})"
 
 
-def grade_class(submissions, course, only=None, say=print, unsandboxed=False):
-    """Take in, release into the gradebook, autograde; return the grade table's rows."""
+def grade_class(submissions, course, only=None, say=print, unsandboxed=False, workers=None, serial=False,
+                timeout=None, scheduler=None, notebook_timeout=None, progress=True):
+    """Take in, release into the gradebook, grade; return the grade table's rows.
+
+    workers: notebooks run at once (default: cores + 1); scheduler: None (local processes),
+    "local" (a Dask LocalCluster) or a Dask scheduler's address; serial: stock nbgrader
+    autograde instead; timeout: seconds per cell (default 60); notebook_timeout: seconds
+    per notebook (default 10 x timeout).
+    """
     submissions, course = Path(submissions).resolve(), Path(course).resolve()
-    if not submissions.is_dir():
-        raise SystemExit(f"grade: {submissions} is not a folder of submissions")
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
     prepare(course)
-    assignments = take_in(submissions, course, only, say)
+    try:
+        assignments = take_in(submissions, course, only, say).assignments
+    except IntakeError as e:
+        raise SystemExit(f"grade: {e}")
     for assignment in assignments:
         ensure_released(course, assignment)
-        say(f"grade: autograding {assignment} ...")
-        if nbgrader(course, "autograde", assignment, "--force") != 0:
-            say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
+    timeout = timeout or 60
+    env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex}
+    if unsandboxed:
+        env["COURSE_UNSANDBOXED"] = "1"
+    if serial:
+        for assignment in assignments:
+            say(f"grade: nbgrader autograde {assignment} ...")
+            if nbgrader(course, "autograde", assignment, "--force", env=env) != 0:
+                say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
+    else:
+        execute_class(course, assignments, say, env, unsandboxed, workers or parallel.default_workers(),
+                      scheduler, timeout, notebook_timeout or 10 * timeout, progress)
     return [r for r in report.collect(course) if r["assignment"] in assignments]
 
 
-def main(submissions, course, only=None, csv_path=None, unsandboxed=False):
-    rows = grade_class(submissions, course, only, unsandboxed=unsandboxed)
+def submitted_notebooks(course, assignment):
+    """(student, notebook name, path) of every notebook of the assignment in course/submitted."""
+    names = [p.stem for p in sorted((SOURCE / assignment).glob("*.ipynb"))]
+    for student in sorted(p for p in (course / "submitted").iterdir() if p.is_dir()):
+        for name in names:
+            path = student / assignment / f"{name}.ipynb"
+            if path.exists():
+                yield student.name, name, path
+
+
+def plan(course, assignment, student, notebook, path):
+    """The notebook exactly as `nbgrader autograde` will run it: sanitized by nbgrader, probes in."""
+    resources = {"nbgrader": {"notebook": notebook, "assignment": assignment, "student": student,
+                              "db_url": f"sqlite:///{course / 'gradebook.db'}", "course_id": COURSE_ID}}
+    nb = nbformat.read(path, as_version=4)  # as nbconvert reads it for nbgrader
+    for preprocessor in SANITIZE:
+        nb, resources = preprocessor()(nb, resources)
+    nb, resources = InjectProbes()(nb, resources)
+    return nb
+
+
+def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
+                  notebook_timeout, progress):
+    """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
+    os.environ.update(env)  # the same run id and timeout as the nbgrader processes below
+    mode = parallel.kernel_mode(unsandboxed)
+    sandboxed = mode != parallel.UNSANDBOXED
+    todo = {a: [] for a in assignments}  # assignment -> [(path in executed/, key, task)]
+    reused = unreadable = 0
+    for assignment in assignments:
+        for student, notebook, path in submitted_notebooks(course, assignment):
+            try:
+                nb = plan(course, assignment, student, notebook, path)
+            except Exception:
+                unreadable += 1  # nbgrader autograde says why, for this student, in the report
+                continue
+            key = execution_key(nb, timeout, sandboxed)
+            where = cache_path(str(course), student, assignment, notebook)
+            if load(where, key) is not None:
+                reused += 1
+                continue
+            task = {"notebook": nbformat.writes(nb), "timeout": timeout, "notebook_timeout": notebook_timeout,
+                    "mode": mode}
+            todo[assignment].append((where, key, task))
+    total = sum(len(t) for t in todo.values())
+    say(f"grade: {total} notebooks to run, {reused} already run with the same cells, "
+        f"{unreadable} unreadable (graded by nbgrader alone)")
+    recording = []
+    remaining = {a: len(t) for a, t in todo.items()}
+
+    def record(assignment):
+        recording.append((assignment, nbgrader(course, "autograde", assignment, "--force", wait=False, env=env)))
+
+    for assignment in assignments:
+        if not remaining[assignment]:
+            record(assignment)
+    if total:
+        pool = parallel.Pool(workers, mode, scheduler)
+        say(f"grade: running {total} notebooks on {pool.where} ({mode} kernels)")
+        try:
+            futures = {pool.submit(task): (assignment, where, key)
+                       for assignment, tasks in todo.items() for where, key, task in tasks}
+            bar = tqdm(total=total, unit="notebook", desc="grading", disable=not progress, smoothing=0.1)
+            for future in concurrent.futures.as_completed(futures):
+                assignment, where, key = futures[future]
+                try:
+                    result = future.result()
+                except Exception as e:  # the worker itself failed: nbgrader will run this one alone
+                    say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
+                else:
+                    if "error" in result:
+                        store(where, key, error=result["error"])
+                    else:
+                        store(where, key, nbformat.reads(result["notebook"], as_version=4))
+                bar.update()
+                remaining[assignment] -= 1
+                if remaining[assignment] == 0:
+                    record(assignment)
+            bar.close()
+        finally:
+            pool.close()
+    for assignment, process in recording:
+        if process.wait() != 0:
+            say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
+
+
+def main(submissions, course, only=None, csv_path=None, unsandboxed=False, workers=None, scheduler=None,
+         serial=False, timeout=None):
+    rows = grade_class(submissions, course, only, unsandboxed=unsandboxed, workers=workers, scheduler=scheduler,
+                       serial=serial, timeout=timeout)
     _, missing = report.write_report(course)
     print_table(rows, [m for m in missing if m[1] in {r["assignment"] for r in rows}])
     print(f"\nclass report: {Path(course) / 'report' / 'index.html'}")

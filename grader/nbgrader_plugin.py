@@ -4,14 +4,25 @@
     Execute                         nbgrader runs the notebook in the student's kernel
     SealVerdicts  (after Execute)   the grader marks the probes' reports and writes the verdict
 
+Fresh inputs are drawn from a secret kept next to the gradebook (or
+COURSE_GRADING_SEED), the student and the notebook: grading the same
+submission again draws the same inputs, so it gives the same grade.
+
+``cached(Execute)`` keeps every executed notebook in <course>/executed/, keyed
+by exactly what ran (the probes included). A notebook graded before (by a
+parallel run, or by a run that was killed later) is not run again: its outputs
+are put back, and nbgrader goes on as if it had just run it.
+
 The verdict replaces the cell's outputs and the probe's source is put back to
 what the student saw (hidden tests removed), so the autograded notebook and the
 feedback made from it hold verdicts only: no hidden code, inputs or references.
 """
 import copy
+import hashlib
+import json
 import os
 import secrets
-import zlib
+from urllib.parse import urlparse
 
 import nbformat
 import numpy as np
@@ -21,7 +32,39 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from . import protocol
 from .assignments import PROBES
 
-SEED_VARIABLE = "COURSE_GRADING_SEED"  # fixes the fresh inputs, to reproduce a grading run exactly
+SEED_VARIABLE = "COURSE_GRADING_SEED"  # the secret, given outright (tests; reproducing a run elsewhere)
+RUN_VARIABLE = "COURSE_GRADING_RUN"     # errors cached by a parallel run count for that run only
+SECRET_FILE = ".grading_secret"
+
+
+def course_root(resources):
+    """The course directory: where nbgrader's sqlite gradebook is (else the working directory)."""
+    url = urlparse(resources["nbgrader"].get("db_url") or "")
+    if url.scheme == "sqlite" and url.path:
+        return os.path.dirname(url.path)
+    return os.getcwd()
+
+
+def grading_secret(root):
+    """The course's secret for drawing fresh inputs: COURSE_GRADING_SEED, else made once next to the gradebook."""
+    if os.environ.get(SEED_VARIABLE):
+        return os.environ[SEED_VARIABLE]
+    path = os.path.join(root, SECRET_FILE)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        with open(path) as f:
+            return f.read().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+    with open(path) as f:
+        return f.read().strip()
+
+
+def probe_rng(secret, student, assignment, notebook, grade_id):
+    """The generator a probe draws its fresh inputs from: one per secret, student, notebook and part."""
+    words = "\0".join([str(secret), student or "", assignment or "", notebook, grade_id]).encode()
+    return np.random.default_rng(int.from_bytes(hashlib.sha256(words).digest()[:16], "little"))
 
 
 def is_test_cell(cell):
@@ -39,9 +82,10 @@ class InjectProbes(NbGraderPreprocessor):
     """Replace each probed test cell's source by a probe carrying inputs drawn now."""
 
     def preprocess(self, nb, resources):
-        notebook = resources["nbgrader"]["notebook"]
+        info = resources["nbgrader"]
+        notebook = info["notebook"]
         probes = PROBES.get(notebook, {})
-        seed = int(os.environ.get(SEED_VARIABLE) or secrets.randbits(64))
+        secret = grading_secret(course_root(resources))
         solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}
         sealed = resources["sealed_probes"] = {}
         for cell in nb.cells:
@@ -54,7 +98,7 @@ class InjectProbes(NbGraderPreprocessor):
                     raise ValueError(f"{notebook}: test cell '{grade_id}' has hidden tests but no "
                                      "sealed probe in grader/assignments: it cannot be graded")
                 continue
-            rng = np.random.default_rng([seed, zlib.crc32(grade_id.encode())])
+            rng = probe_rng(secret, info.get("student"), info.get("assignment"), notebook, grade_id)
             cases = probe.cases(rng)
             cell_source = ""
             if probe.cell:
@@ -81,3 +125,68 @@ class SealVerdicts(NbGraderPreprocessor):
             cell.metadata["course"] = {"verdict": {"score": v.score, "points": v.points,
                                                    "mistake": v.mistake, "message": v.message}}
         return nb, resources
+
+
+# ------------------------------------------------------------------ executed-notebook cache
+
+def execution_key(nb, timeout, sandboxed):
+    """What decides a notebook's outputs: every cell's type and source, the cell timeout, the sandbox."""
+    cells = [[c.cell_type, c.source] for c in nb.cells]
+    text = json.dumps([cells, timeout, bool(sandboxed)], ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cache_path(root, student, assignment, notebook):
+    return os.path.join(root, "executed", student, assignment, notebook + ".ipynb")
+
+
+def store(path, key, nb=None, error=None):
+    """Keep an executed notebook (or the error it ended in) under its key; atomic, so a kill loses nothing."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    entry = nbformat.v4.new_notebook() if nb is None else copy.deepcopy(nb)
+    entry.metadata["course_execution"] = {"key": key, "error": error, "run": os.environ.get(RUN_VARIABLE)}
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        nbformat.write(entry, f)
+    os.replace(tmp, path)
+
+
+def load(path, key):
+    """The cached entry for key: (notebook, error), or None."""
+    try:
+        entry = nbformat.read(path, as_version=4)
+    except (OSError, ValueError):
+        return None
+    meta = entry.metadata.get("course_execution", {})
+    if meta.get("key") != key:
+        return None
+    if meta.get("error") and meta.get("run") != os.environ.get(RUN_VARIABLE):
+        return None  # an error of an earlier run: try again
+    return entry, meta.get("error")
+
+
+def cached(execute_class, sandboxed):
+    """execute_class (nbgrader's Execute or a subclass), reusing executed notebooks from <course>/executed."""
+
+    class Cached(execute_class):
+        def preprocess(self, nb, resources, *args, **kwargs):
+            info = resources["nbgrader"]
+            path = cache_path(course_root(resources), info["student"], info["assignment"], info["notebook"])
+            key = execution_key(nb, self.timeout, sandboxed)
+            hit = load(path, key)
+            if hit is None:
+                nb, resources = super().preprocess(nb, resources, *args, **kwargs)
+                store(path, key, nb)
+                return nb, resources
+            done, error = hit
+            if error:
+                raise RuntimeError(error)
+            self.log.info("Outputs from %s (executed before, same cells)", path)
+            for cell, ran in zip(nb.cells, done.cells):
+                if cell.cell_type == "code":
+                    cell.outputs = ran.outputs
+                    cell.execution_count = ran.execution_count
+            return nb, resources
+
+    Cached.__name__ = Cached.__qualname__ = "Cached" + execute_class.__name__
+    return Cached

@@ -1,8 +1,7 @@
-"""End to end: the sample class, graded by `nbgrader autograde` with this course's configuration."""
+"""End to end: the sample class, graded by `python -m grader grade` (parallel, recorded by nbgrader autograde)."""
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import nbformat
@@ -10,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE
+from grader.nbgrader_plugin import SEED_VARIABLE, probe_rng
 from grader.assignments import PROBES
 from grader.protocol import MIME
 from tests.sample_class import MANUAL, STUDENTS, write_class
@@ -76,17 +75,19 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
                        capture_output=True)
     always = ["HIDDEN TESTS", "__course_probe", MIME, "sealed probe: only the course grader", '"npy"']
     for assignment in assignments:
-        # This assignment's fresh inputs and their reference results, as this run drew them.
-        forbidden = list(always)
-        for grade_id, probe in PROBES[assignment].items():
-            for case in probe.cases(np.random.default_rng([SEED, zlib.crc32(grade_id.encode())])):
-                if case.label == "fresh":
-                    for value in list(case.inputs.values()) + [probe.reference(case.inputs)]:
-                        forbidden += _tell_tales(value)
         returned = list((course / "feedback").glob(f"*/{assignment}/*.html")) + \
             list((course / "autograded").glob(f"*/{assignment}/*.ipynb"))
         assert len(returned) == 2 * sum(a == assignment for _, a in STUDENTS)
         for path in returned:
+            # This student's fresh inputs and their reference results, as this run drew them.
+            student = path.relative_to(course).parts[1]
+            forbidden = list(always)
+            for grade_id, probe in PROBES[assignment].items():
+                rng = probe_rng(SEED, student, assignment, assignment, grade_id)
+                for case in probe.cases(rng):
+                    if case.label == "fresh":
+                        for value in list(case.inputs.values()) + [probe.reference(case.inputs)]:
+                            forbidden += _tell_tales(value)
             text = path.read_text()
             leaks = [f for f in forbidden if f in text]
             assert not leaks, f"{path.relative_to(course)} shows {leaks[:5]}"

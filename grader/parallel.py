@@ -1,0 +1,122 @@
+"""Run many students' notebooks side by side: a local process pool, or a Dask cluster.
+
+The unit of work is ``execute(task)``: one notebook, probes already injected,
+run top to bottom in a sandboxed kernel with nbgrader's Execute semantics; it
+returns the executed notebook. It needs nothing of the course (no gradebook, no
+files), so it runs the same in a local worker process or on a Dask worker on
+another machine. Grading decisions (probes in, verdicts out, scores into the
+gradebook) stay in the grading process: see grader/grade.py.
+
+    local (default)   concurrent.futures.ProcessPoolExecutor, `workers` processes
+    Dask              a distributed.Client's executor: "local" starts a LocalCluster on
+                      this machine, any other string is a scheduler address (tcp://host:8786)
+
+Each worker process keeps one zygote (grader/forkserver.py), so a kernel costs a
+fork, not an interpreter start. Where the grader does not run as root, each
+kernel gets its own bubblewrap instead (grader/sandbox.py); --unsandboxed runs
+plain kernels.
+"""
+import concurrent.futures
+import multiprocessing
+import os
+import threading
+
+import nbformat
+
+SANDBOXED, FORKED, UNSANDBOXED = "sandboxed", "forked", "unsandboxed"
+
+
+def kernel_mode(unsandboxed=False):
+    if unsandboxed:
+        return UNSANDBOXED
+    return FORKED if os.geteuid() == 0 else SANDBOXED
+
+
+def executor_class(mode):
+    if mode == FORKED:
+        from .forkserver import ForkedExecute
+        return ForkedExecute
+    if mode == SANDBOXED:
+        from .sandbox import SandboxedExecute
+        return SandboxedExecute
+    from nbgrader.preprocessors import Execute
+    return Execute
+
+
+def execute(task):
+    """Run one notebook; task: notebook (JSON text), timeout (s per cell), notebook_timeout (s), mode.
+
+    Returns {"notebook": executed JSON text} or {"error": one line}. A notebook that
+    runs past notebook_timeout has its kernel killed; it is then an error, like a
+    kernel that died.
+    """
+    nb = nbformat.reads(task["notebook"], as_version=4)
+    ep = executor_class(task["mode"])(timeout=task["timeout"])
+    expired = threading.Event()
+
+    def stop():
+        expired.set()
+        km = getattr(ep, "km", None)
+        process = getattr(getattr(km, "provisioner", None), "process", None)
+        if process is not None:
+            process.kill()
+
+    watchdog = threading.Timer(task["notebook_timeout"], stop)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        nb, _ = ep.preprocess(nb, {"metadata": {"path": "."}})
+    except Exception as e:  # the kernel died, or never started
+        if expired.is_set():
+            return {"error": f"the notebook ran past its limit of {task['notebook_timeout']} s and was stopped"}
+        return {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"}
+    finally:
+        watchdog.cancel()
+    return {"notebook": nbformat.writes(nb)}
+
+
+def _warm_up(mode):
+    """Start the worker's zygote before the first notebook arrives."""
+    if mode == FORKED:
+        from .forkserver import zygote
+        zygote()
+
+
+class Pool:
+    """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future."""
+
+    def __init__(self, workers, mode, scheduler=None):
+        self.workers, self.mode, self.scheduler = workers, mode, scheduler
+        self._client = self._cluster = None
+        if scheduler is None:
+            self.executor = concurrent.futures.ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_warm_up, initargs=(mode,))
+            self.where = f"{workers} local worker processes"
+        else:
+            from distributed import Client, LocalCluster
+            if scheduler == "local":
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(scheduler)
+            self.executor = self._client.get_executor(pure=False)
+            n = len(self._client.scheduler_info()["workers"])
+            self.where = f"Dask at {self._client.scheduler.address} ({n} workers)"
+
+    def submit(self, task):
+        return self.executor.submit(execute, task)
+
+    def close(self):
+        if self._client is not None:
+            self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+        else:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def default_workers():
+    """One more than the cores: a notebook waits on its kernel now and then, and another fills the gap."""
+    return (os.cpu_count() or 1) + 1

@@ -1,0 +1,224 @@
+"""The grading engine: forked sandboxed kernels, the executed-notebook cache, deterministic draws,
+kill-and-resume, and the Dask path. (Whole-class scores: test_grading.py; serial vs parallel:
+test_benchmark.py.)"""
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader import parallel
+from grader.grade import grade_class
+from grader.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
+                                    execution_key, grading_secret, load, probe_rng, store)
+from tests.sample_class import STUDENTS, write_class
+
+ROOT = Path(__file__).resolve().parents[1]
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="forked kernels need the grader to run as root")
+
+
+def _scores(rows):
+    return {(r["student_id"], r["assignment"], r["part"]): (r["part_score"], r["needs_manual_grade"]) for r in rows}
+
+
+# ----------------------------------------------------------------------------- draws
+
+def test_probes_draw_from_the_secret_the_student_and_the_notebook(monkeypatch, tmp_path):
+    nb = nbformat.read(ROOT / "release/01_self_attention/01_self_attention.ipynb", as_version=4)
+    monkeypatch.setenv(SEED_VARIABLE, "12345")
+    drawn = {}
+    for student in ("ada", "ada", "bob"):
+        resources = {"nbgrader": {"notebook": "01_self_attention", "assignment": "01_self_attention",
+                                  "student": student, "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
+        _, resources = InjectProbes().preprocess(nbformat.from_dict(nb), resources)
+        sealed = resources["sealed_probes"]
+        assert sealed, "no probe was injected"
+        for grade_id, (probe, cases, _) in sealed.items():
+            expected = probe.cases(probe_rng("12345", student, "01_self_attention", "01_self_attention", grade_id))
+            for got, want in zip(cases, expected):
+                for name in want.inputs:
+                    assert str(got.inputs[name]) == str(want.inputs[name])
+        drawn.setdefault(student, []).append(repr([c.inputs for _, cs, _ in sealed.values() for c in cs]))
+    assert drawn["ada"][0] == drawn["ada"][1]   # graded again: the same inputs
+    assert drawn["ada"][0] != drawn["bob"][0]   # another student: other inputs
+
+
+def test_the_secret_is_made_once_and_kept_private(monkeypatch, tmp_path):
+    monkeypatch.delenv(SEED_VARIABLE, raising=False)
+    first = grading_secret(str(tmp_path))
+    assert len(first) == 64 and grading_secret(str(tmp_path)) == first
+    assert (tmp_path / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+
+
+# ----------------------------------------------------------------------------- cache
+
+def test_the_cache_returns_only_what_ran_with_exactly_these_cells(monkeypatch, tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    key = execution_key(nb, 60, True)
+    assert key != execution_key(nb, 30, True) != execution_key(nb, 60, False)
+    path = cache_path(str(tmp_path), "ada", "01", "01")
+    assert load(path, key) is None
+    store(path, key, nb)
+    assert load(path, key)[0].cells[0].source == "x = 1" and load(path, key)[1] is None
+    nb.cells[0].source = "x = 2"
+    assert load(path, execution_key(nb, 60, True)) is None
+    # an error (a kernel that died, a notebook over its limit) holds for its own run only
+    monkeypatch.setenv(RUN_VARIABLE, "run-1")
+    store(path, key, error="the kernel died")
+    assert load(path, key)[1] == "the kernel died"
+    monkeypatch.setenv(RUN_VARIABLE, "run-2")
+    assert load(path, key) is None
+
+
+# ----------------------------------------------------------------------------- forked kernels
+
+def _outputs(nb):
+    out = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            out.append((o.output_type, o.get("name"), o.get("text") if o.output_type == "stream" else None,
+                        o.get("ename"), sorted(o.get("data", {}))))
+    return out
+
+
+@root_only
+def test_a_forked_kernel_runs_a_notebook_as_a_sandboxed_one_does():
+    nb = nbformat.read(ROOT / "solutions/04_multihead_attention/04_multihead_attention.ipynb", as_version=4)
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 300}
+    forked = parallel.execute(dict(task, mode=parallel.FORKED))
+    boxed = parallel.execute(dict(task, mode=parallel.SANDBOXED))
+    forked, boxed = (nbformat.reads(r["notebook"], as_version=4) for r in (forked, boxed))
+    assert _outputs(forked) == _outputs(boxed)
+    assert any("image/png" in o[4] for o in _outputs(forked)), "figures must render inline"
+
+
+@root_only
+def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
+    from grader.forkserver import ForkedKernelManager
+
+    async def execute(kc, code):
+        msg_id = kc.execute(code)
+        text = ""
+        while True:
+            msg = await kc.get_iopub_msg(timeout=30)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] in ("stream", "error"):
+                text += msg["content"].get("text") or msg["content"].get("ename")
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                return text
+
+    async def run():
+        kms = [ForkedKernelManager(kernel_name="python3") for _ in range(2)]
+        clients = []
+        for km in kms:
+            await km.start_kernel()
+            kc = km.client()
+            kc.start_channels()
+            await kc.wait_for_ready(timeout=60)
+            clients.append(kc)
+        whoami = ("import os, subprocess\n"
+                  "open(os.path.expanduser('~/answers'), 'w').write('42')\n"
+                  "subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+                  "print(os.getuid(), os.path.expanduser('~'))\n")
+        a = (await execute(clients[0], whoami)).split()
+        b = (await execute(clients[1], whoami)).split()
+        peek = await execute(clients[1], f"print(open({a[1] + '/answers'!r}).read())")
+        signal_a = await execute(clients[1], f"import os, signal\nos.kill({kms[0].provisioner.pid}, 0)")
+        for kc, km in zip(clients, kms):
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+        return a, b, peek, signal_a
+
+    (uid_a, home_a), (uid_b, home_b), peek, signal_a = asyncio.run(run())
+    assert uid_a != uid_b and int(uid_a) >= 2_000_000_000 and home_a != home_b
+    assert peek == "PermissionError"        # B cannot read A's files
+    assert signal_a in ("PermissionError", "ProcessLookupError")  # nor signal A's kernel
+    time.sleep(0.2)
+    for uid in (uid_a, uid_b):  # nothing of either survives its kernel, not even a detached sleep
+        leftover = subprocess.run(["pgrep", "-u", uid], capture_output=True, text=True).stdout
+        assert leftover == "", f"processes of uid {uid} left running: {leftover}"
+
+
+# ----------------------------------------------------------------------------- a class
+
+ASSIGNMENT = "01_self_attention"
+
+
+@pytest.fixture(scope="module")
+def one_assignment(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine")
+    write_class(root / "submissions", [ASSIGNMENT])
+    return root
+
+
+@root_only
+def test_a_killed_run_loses_nothing_and_the_next_finishes_it(one_assignment, tmp_path):
+    """Kill a grading run once some notebooks are done; run again: the same grades as one clean run."""
+    env = {**os.environ, SEED_VARIABLE: "777", "PYTHONPATH": str(ROOT)}
+    course = tmp_path / "course"
+    cmd = [sys.executable, "-m", "grader", "grade", str(one_assignment / "submissions"), "--course", str(course),
+           "--workers", "2"]
+    run = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)
+    deadline = time.time() + 300
+    while len(list(course.glob("executed/*/*/*.ipynb"))) < 3:
+        assert run.poll() is None and time.time() < deadline, "the run ended before it could be killed"
+        time.sleep(0.2)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    done_before = len(list(course.glob("executed/*/*/*.ipynb")))
+    total = sum(a == ASSIGNMENT for _, a in STUDENTS)
+    assert done_before < total, "killed too late to test anything"
+
+    said = []
+    os.environ[SEED_VARIABLE] = "777"
+    try:
+        resumed = grade_class(one_assignment / "submissions", course, say=said.append, workers=2, progress=False)
+        again = grade_class(one_assignment / "submissions", course, say=said.append, workers=2, progress=False)
+    finally:
+        del os.environ[SEED_VARIABLE]
+    assert f"{done_before} already run with the same cells" in " ".join(said)
+    assert f"0 notebooks to run, {total} already run" in " ".join(said)
+    expected = {(sid, a, part): pts for (sid, a), s in STUDENTS.items() if a == ASSIGNMENT
+                for part, pts in s.expected.items() if not isinstance(pts, str)}
+    got = {k: score for k, (score, manual) in _scores(resumed).items() if k in expected and not manual}
+    assert got == pytest.approx(expected)
+    assert _scores(again) == _scores(resumed)
+
+
+@root_only
+def test_regrading_from_scratch_draws_the_same_inputs_and_gives_the_same_gradebook(one_assignment, tmp_path):
+    os.environ[SEED_VARIABLE] = "4242"
+    try:
+        first = grade_class(one_assignment / "submissions", tmp_path / "a", say=lambda *a: None, workers=2,
+                            progress=False)
+        second = grade_class(one_assignment / "submissions", tmp_path / "b", say=lambda *a: None,
+                             scheduler="local", workers=2, progress=False)
+    finally:
+        del os.environ[SEED_VARIABLE]
+    assert _scores(first) == _scores(second)
+    assert len(first) == sum(len(s.expected) for (_, a), s in STUDENTS.items() if a == ASSIGNMENT)
+    # the same probes ran in both: every executed notebook has the same cells
+    for path in (tmp_path / "a").glob("executed/*/*/*.ipynb"):
+        twin = tmp_path / "b" / path.relative_to(tmp_path / "a")
+        a, b = (nbformat.read(p, as_version=4) for p in (path, twin))
+        assert a.metadata.course_execution.key == b.metadata.course_execution.key
+
+
+@root_only
+def test_plan_is_what_nbgrader_runs(one_assignment, tmp_path, monkeypatch):
+    """Every notebook the parallel run executed was taken up by nbgrader without running it again."""
+    monkeypatch.setenv(SEED_VARIABLE, "99")
+    rows = grade_class(one_assignment / "submissions", tmp_path / "course", say=lambda *a: None, workers=2,
+                       progress=False)
+    assert rows
+    log = (tmp_path / "course" / "logs" / f"autograde_{ASSIGNMENT}.log").read_text()
+    ran = log.count("Autograding ")
+    assert ran == sum(a == ASSIGNMENT for _, a in STUDENTS)
+    assert log.count("executed before, same cells") == ran
