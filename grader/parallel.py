@@ -23,20 +23,22 @@ import threading
 
 import nbformat
 
-SANDBOXED, FORKED, UNSANDBOXED = "sandboxed", "forked", "unsandboxed"
+# How a worker starts kernels. SANDBOXED is decided on the worker itself (a Dask worker
+# may not run as root): FORKED there if it can, else a bubblewrap per kernel (BWRAP).
+SANDBOXED, FORKED, BWRAP, UNSANDBOXED = "sandboxed", "forked", "bwrap", "unsandboxed"
 
 
 def kernel_mode(unsandboxed=False):
-    if unsandboxed:
-        return UNSANDBOXED
-    return FORKED if os.geteuid() == 0 else SANDBOXED
+    return UNSANDBOXED if unsandboxed else SANDBOXED
 
 
 def executor_class(mode):
+    if mode == SANDBOXED:
+        mode = FORKED if os.geteuid() == 0 else BWRAP
     if mode == FORKED:
         from .forkserver import ForkedExecute
         return ForkedExecute
-    if mode == SANDBOXED:
+    if mode == BWRAP:
         from .sandbox import SandboxedExecute
         return SandboxedExecute
     from nbgrader.preprocessors import Execute
@@ -77,7 +79,7 @@ def execute(task):
 
 def _warm_up(mode):
     """Start the worker's zygote before the first notebook arrives."""
-    if mode == FORKED:
+    if executor_class(mode).__name__ == "ForkedExecute":
         from .forkserver import zygote
         zygote()
 

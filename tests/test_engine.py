@@ -91,7 +91,7 @@ def test_a_forked_kernel_runs_a_notebook_as_a_sandboxed_one_does():
     nb = nbformat.read(ROOT / "solutions/04_multihead_attention/04_multihead_attention.ipynb", as_version=4)
     task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 300}
     forked = parallel.execute(dict(task, mode=parallel.FORKED))
-    boxed = parallel.execute(dict(task, mode=parallel.SANDBOXED))
+    boxed = parallel.execute(dict(task, mode=parallel.BWRAP))
     forked, boxed = (nbformat.reads(r["notebook"], as_version=4) for r in (forked, boxed))
     assert _outputs(forked) == _outputs(boxed)
     assert any("image/png" in o[4] for o in _outputs(forked)), "figures must render inline"
