@@ -197,59 +197,61 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     os.environ.update(env)  # the same run id and timeout as the nbgrader processes below
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
-    todo = {a: [] for a in assignments}  # assignment -> [(path in executed/, key, task)]
+    pool = None
+    futures = {}  # future -> (assignment, path in executed/, key)
+    remaining = {a: 0 for a in assignments}
     reused = unreadable = 0
-    for assignment in assignments:
-        for student, notebook, path in submitted_notebooks(course, assignment):
-            try:
-                nb = plan(course, assignment, student, notebook, path)
-            except Exception:
-                unreadable += 1  # nbgrader autograde says why, for this student, in the report
-                continue
-            key = execution_key(nb, timeout, sandboxed)
-            where = cache_path(str(course), student, assignment, notebook)
-            if load(where, key) is not None:
-                reused += 1
-                continue
-            task = {"notebook": nbformat.writes(nb), "timeout": timeout, "notebook_timeout": notebook_timeout,
-                    "mode": mode}
-            todo[assignment].append((where, key, task))
-    total = sum(len(t) for t in todo.values())
-    say(f"grade: {total} notebooks to run, {reused} already run with the same cells, "
-        f"{unreadable} unreadable (graded by nbgrader alone)")
     recording = []
-    remaining = {a: len(t) for a, t in todo.items()}
 
     def record(assignment):
         recording.append((assignment, nbgrader(course, "autograde", assignment, "--force", wait=False, env=env)))
 
-    for assignment in assignments:
-        if not remaining[assignment]:
-            record(assignment)
-    if total:
-        pool = parallel.Pool(workers, mode, scheduler)
-        say(f"grade: running {total} notebooks on {pool.where} ({mode} kernels)")
-        try:
-            futures = {pool.submit(task): (assignment, where, key)
-                       for assignment, tasks in todo.items() for where, key, task in tasks}
-            bar = tqdm(total=total, unit="notebook", desc="grading", disable=not progress, smoothing=0.1)
-            for future in concurrent.futures.as_completed(futures):
-                assignment, where, key = futures[future]
+    try:
+        # Plan and submit as we go: the first notebooks run while the rest are planned.
+        for assignment in assignments:
+            for student, notebook, path in submitted_notebooks(course, assignment):
                 try:
-                    result = future.result()
-                except Exception as e:  # the worker itself failed: nbgrader will run this one alone
-                    say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
+                    nb = plan(course, assignment, student, notebook, path)
+                except Exception:
+                    unreadable += 1  # nbgrader autograde says why, for this student, in the report
+                    continue
+                key = execution_key(nb, timeout, sandboxed)
+                where = cache_path(str(course), student, assignment, notebook)
+                if load(where, key) is not None:
+                    reused += 1
+                    continue
+                if pool is None:
+                    pool = parallel.Pool(workers, mode, scheduler)
+                task = {"notebook": nbformat.writes(nb), "timeout": timeout,
+                        "notebook_timeout": notebook_timeout, "mode": mode}
+                futures[pool.submit(task)] = (assignment, where, key)
+                remaining[assignment] += 1
+            if not remaining[assignment]:
+                record(assignment)
+        say(f"grade: {len(futures)} notebooks to run, {reused} already run with the same cells, "
+            f"{unreadable} unreadable (graded by nbgrader alone)")
+        if futures:
+            say(f"grade: running them on {pool.where} ({mode} kernels)")
+        bar = tqdm(total=len(futures), unit="notebook", desc="grading", disable=not progress or not futures,
+                   smoothing=0.1)
+        for future in concurrent.futures.as_completed(futures):
+            assignment, where, key = futures[future]
+            try:
+                result = future.result()
+            except Exception as e:  # the worker itself failed: nbgrader will run this one alone
+                say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
+            else:
+                if "error" in result:
+                    store(where, key, error=result["error"])
                 else:
-                    if "error" in result:
-                        store(where, key, error=result["error"])
-                    else:
-                        store(where, key, nbformat.reads(result["notebook"], as_version=4))
-                bar.update()
-                remaining[assignment] -= 1
-                if remaining[assignment] == 0:
-                    record(assignment)
-            bar.close()
-        finally:
+                    store(where, key, nbformat.reads(result["notebook"], as_version=4))
+            bar.update()
+            remaining[assignment] -= 1
+            if remaining[assignment] == 0:
+                record(assignment)
+        bar.close()
+    finally:
+        if pool is not None:
             pool.close()
     for assignment, process in recording:
         if process.wait() != 0:
