@@ -167,7 +167,36 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     else:
         execute_class(course, assignments, say, env, unsandboxed, workers or parallel.default_workers(),
                       scheduler, timeout, notebook_timeout or 10 * timeout, progress)
+    zero_empty_submissions(course, assignments)
     return [r for r in report.collect(course) if r["assignment"] in assignments]
+
+
+def zero_empty_submissions(course, assignments):
+    """A gradebook row of zeros for each submission without a notebook nbgrader would grade.
+
+    nbgrader autograde skips a student whose folder holds none of the assignment's notebooks
+    (a renamed one, say), so the student would have no row at all. This does what nbgrader
+    does for a notebook that is missing from a submission it grades.
+    """
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for assignment in assignments:
+            names = {nb.name for nb in gb.find_assignment(assignment).notebooks}
+            for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
+                if any((folder / f"{name}.ipynb").exists() for name in names):
+                    continue
+                student = folder.parent.name
+                try:
+                    gb.find_submission(assignment, student)
+                    continue
+                except MissingEntry:
+                    pass
+                gb.update_or_create_student(student)
+                submission = gb.update_or_create_submission(assignment, student)
+                for notebook in submission.notebooks:
+                    for grade in notebook.grades:
+                        grade.auto_score = 0
+                        grade.needs_manual_grade = False
+                gb.db.commit()
 
 
 def submitted_notebooks(course, assignment):

@@ -49,7 +49,8 @@ class IntakeError(ValueError):
 
 @dataclass
 class Intake:
-    assignments: list = field(default_factory=list)  # sorted assignment ids with a notebook placed
+    assignments: list = field(default_factory=list)  # sorted assignment ids with a submission placed
+    empty: list = field(default_factory=list)        # (student, assignment) handed in, nothing placeable
     placed: list = field(default_factory=list)       # (student, assignment, path in course/submitted)
     problems: list = field(default_factory=list)     # (path, reason): not placed, or placed but unreadable
 
@@ -91,7 +92,7 @@ def take_in(source, course, only=None, say=print):
         raise IntakeError(f"{source}: not a folder of submissions nor a zip archive")
     else:
         raise IntakeError(f"{source}: no such folder or zip archive")
-    intake.assignments = sorted({a for _, a, _ in intake.placed})
+    intake.assignments = sorted({a for _, a, _ in intake.placed} | {a for _, a in intake.empty})
     return intake
 
 
@@ -150,6 +151,7 @@ def _choose(entries, notebooks, only, skip):
                 what = ("in a subfolder" if len(rest) > 1 else
                         "a renamed notebook" if rest[0].endswith(".ipynb") else "not a notebook")
                 skip(entry.where, f"{what}: {assignment} takes {', '.join(expected)}, directly in its folder")
+                chosen.setdefault((student, assignment), {})  # the student handed something in all the same
                 continue
             name = rest[0]
         elif len(parts) == 1:
@@ -213,7 +215,13 @@ def _place(chosen, submitted, intake, skip):
         if set(content) <= {TIMESTAMP}:
             if stamp and TIMESTAMP in content:
                 skip(stamp.where, f"no notebook of {assignment} beside it")
-            continue  # nothing to place: an earlier submission, if any, stays as it was
+            target = submitted / student / assignment
+            if not target.exists():
+                # Nothing placeable (a renamed notebook, say) and nothing earlier: an empty submission,
+                # so grading still gives the student a gradebook row, with zeros and the reason.
+                target.mkdir(parents=True)
+                intake.empty.append((student, assignment))
+            continue  # an earlier submission, if any, stays as it was
         target = submitted / student / assignment
         if target.exists():
             shutil.rmtree(target)  # taken in again: the new submission replaces the old one as a whole

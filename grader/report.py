@@ -67,7 +67,9 @@ def ungraded(course):
         student, assignment = folder.parent.name, folder.name
         missing = [p.name for p in folder.glob("*.ipynb")
                    if not (course / "autograded" / student / assignment / p.name).exists()]
-        if missing or not any(folder.glob("*.ipynb")):
+        if not any(folder.glob("*.ipynb")):
+            out.append((student, assignment, "no notebook handed in under the assignment's name (scored 0)"))
+        elif missing:
             out.append((student, assignment, _reason(course, student, assignment)))
     return out
 

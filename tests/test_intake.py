@@ -107,7 +107,8 @@ def test_folder_names_every_file_it_cannot_place(tmp_path, course):
     intake, said = run(src, course)
     assert intake.placed == [("jane", A1, course / "submitted" / "jane" / A1 / NB1)]
     assert sorted(os.listdir(course / "submitted" / "jane" / A1)) == [NB1]
-    assert not (course / "submitted" / "bob").exists()  # nothing of bob's could be placed
+    # nothing of bob's could be placed: an empty submission, so grading gives bob a row of zeros
+    assert os.listdir(course / "submitted" / "bob" / A2) == [] and intake.empty == [("bob", A2)]
     got = dict(intake.problems)
     assert len(got) == len(intake.problems)  # each named once: homework1/ holds two files
     assert set(got) == {str(src / p) for p in [f"jane/{A1}/data.csv", f"jane/{A1}/sub/{NB1}", "jane/homework1",
@@ -198,7 +199,8 @@ def test_a_timestamp_nbgrader_cannot_read_is_named_and_left_out(tmp_path, course
     intake, _ = run(src, course)
     assert intake.placed == [("jane", A1, course / "submitted" / "jane" / A1 / NB1)]
     assert not (course / "submitted" / "jane" / A1 / "timestamp.txt").exists()
-    assert not (course / "submitted" / "bob").exists()
+    # nothing of bob's could be placed: an empty submission, so grading gives bob a row of zeros
+    assert os.listdir(course / "submitted" / "bob" / A1) == [] and intake.empty == [("bob", A1)]
     got = dict(intake.problems)
     assert "not a time nbgrader can read" in got[str(src / f"jane/{A1}/timestamp.txt")]
     assert "no notebook" in got[str(src / f"bob/{A1}/timestamp.txt")]
@@ -332,7 +334,8 @@ def test_unreadable_notebook_in_a_zip_is_placed_and_a_damaged_entry_named(tmp_pa
     got = dict(intake.problems)
     assert "empty file" in got[f"{path}/doejane_1_{NB1}"]
     assert "cannot be read" in got[f"{path}/smithbob_1_{NB1}"]
-    assert not (course / "submitted" / "smithbob").exists()
+    # nothing of smithbob's could be placed: an empty submission, so grading gives smithbob a row of zeros
+    assert os.listdir(course / "submitted" / "smithbob" / A1) == [] and intake.empty == [("smithbob", A1)]
 
 
 def test_every_assignment_of_the_course_is_known(tmp_path, course):
