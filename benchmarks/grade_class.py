@@ -1,0 +1,195 @@
+"""Benchmark: grade one synthetic class with plain serial `nbgrader autograde` and with this grader, side by side.
+
+    python -m benchmarks.grade_class [--students 100] [--assignments all|A,B] [--workers N]
+                                     [--timeout 10] [--out DIR] [--seed 1] [--profile]
+
+1. writes a synthetic class (benchmarks/synthetic_class.py) to OUT/submissions;
+2. grades it twice, each into its own fresh course directory, with the same
+   COURSE_GRADING_SEED (taken from the environment, or drawn and printed) and the
+   same cell timeout: OUT/parallel with grade_class(workers=N), OUT/plain with
+   grade_class(serial=True), which is stock `nbgrader autograde` per assignment;
+3. compares part_score and needs_manual_grade of every (student, assignment, part)
+   in the two gradebooks, prints every difference and exits 1 if there is one;
+4. prints the machine, notebooks graded, wall seconds and notebooks per second for
+   both, and the ratio; with --profile, where this grader's main process spends time
+   (cProfile, also saved to OUT/parallel.pstats).
+"""
+import argparse
+import cProfile
+import io
+import os
+import platform
+import pstats
+import secrets
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbgrader
+import numpy as np
+
+from grader import report
+from grader.grade import grade_class
+from grader.nbgrader_plugin import SEED_VARIABLE
+
+from . import synthetic_class
+
+
+@dataclass
+class Run:
+    name: str
+    course: Path
+    seconds: float
+    rows: list            # grader.report.collect(course): a row per student, assignment and part
+    profile: object = None  # cProfile.Profile of the run, with --profile
+
+
+def machine():
+    """The machine in one line: what the numbers depend on."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (f"machine: {os.cpu_count()} cores ({usable} usable), {platform.machine()}, {platform.system()} "
+            f"{platform.release()}; Python {platform.python_version()}, numpy {np.__version__}, "
+            f"nbgrader {nbgrader.__version__}; {load()}")
+
+
+def load():
+    """The load average: on a shared machine, other work skews both timings (and the ratio)."""
+    return "load average %.1f %.1f %.1f (1, 5, 15 min)" % os.getloadavg()
+
+
+def grade(name, submissions, course, profile=False, **options):
+    """Grade the class into course with grade_class(**options); time it (and profile it if asked)."""
+    say = lambda *args: print(f"  [{name}]", *args, flush=True)  # noqa: E731
+    profiler = cProfile.Profile() if profile else None
+    start = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    try:
+        grade_class(submissions, course, say=say, **options)
+    finally:
+        if profiler:
+            profiler.disable()
+    seconds = time.perf_counter() - start
+    # Both runs are read back from their gradebooks by the same code (not grade_class's return
+    # value), so a difference can only come from what the grading wrote.
+    return Run(name, Path(course), seconds, report.collect(course), profiler)
+
+
+def scores(rows):
+    """{(student, assignment, part): (part_score, needs_manual_grade)}."""
+    return {(r["student_id"], r["assignment"], r["part"]): (r["part_score"], r["needs_manual_grade"]) for r in rows}
+
+
+def differences(plain, fast):
+    """Every (student, assignment, part) whose score or manual flag differs, or that one gradebook lacks."""
+    a, b = scores(plain.rows), scores(fast.rows)
+    out = []
+    for key in sorted(a.keys() | b.keys()):
+        if a.get(key) != b.get(key):
+            shown = [f"{run.name} " + ("no row" if s is None else f"score={s[0]!r} manual={s[1]!r}")
+                     for run, s in ((plain, a.get(key)), (fast, b.get(key)))]
+            out.append(f"{' / '.join(key)}: " + ", ".join(shown))
+    return out
+
+
+def graded(run):
+    """(student, assignment) of every submission with rows in this run's gradebook."""
+    return {(r["student_id"], r["assignment"]) for r in run.rows}
+
+
+def ungraded(plan, run):
+    """The notebooks of the class handed in under their own name that have no row in this run's gradebook."""
+    # A "missing" notebook was handed in under another name: whether intake gives the student
+    # a row (a zero) or only names the file is intake's call, the same in both runs, so it
+    # is left to the score comparison.
+    done = graded(run)
+    return [e for e in plan if e.kind != "missing" and (e.student_id, e.assignment) not in done]
+
+
+def profile_summary(profiler, path, top=25):
+    """The profile saved to path; as text, its top functions by cumulative time, then by own time."""
+    profiler.dump_stats(str(path))
+    text = io.StringIO()
+    stats = pstats.Stats(profiler, stream=text).strip_dirs()
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top // 2)
+    return text.getvalue().strip()
+
+
+def benchmark(out, plan, workers=None, timeout=10, profile=False):
+    """Write the class, grade it both ways into fresh course directories; returns (parallel run, plain run)."""
+    out = Path(out)
+    print(f"class: {synthetic_class.describe(plan)} -> {out / 'submissions'}", flush=True)
+    submissions = synthetic_class.write(out / "submissions", plan)
+    only = sorted({e.assignment for e in plan})
+    # This grader goes first: plain nbgrader then runs with the disk cache already warm,
+    # which can only flatter it, so the ratio printed is if anything too low.
+    fast = grade("parallel", submissions, out / "parallel", profile, only=only, workers=workers, timeout=timeout)
+    plain = grade("plain", submissions, out / "plain", only=only, serial=True, timeout=timeout)
+    return fast, plain
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.grade_class", description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--assignments", default="all", help="all, or a comma-separated list (default all)")
+    parser.add_argument("--workers", type=int, default=None, help="this grader's workers (default: its own)")
+    parser.add_argument("--timeout", type=int, default=10, help="seconds per cell, both runs (default 10)")
+    parser.add_argument("--out", help="an empty or new folder for the class and both course directories "
+                                      "(default: a new temporary folder, kept)")
+    parser.add_argument("--seed", type=int, default=1, help="fixes the class's mix (default 1)")
+    parser.add_argument("--profile", action="store_true", help="profile this grader's main process")
+    args = parser.parse_args(argv)
+
+    if args.students < 1:
+        parser.error("--students must be at least 1")
+    try:
+        plan = synthetic_class.draw(args.students, synthetic_class.parse_assignments(args.assignments), args.seed)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.out and Path(args.out).exists() and any(Path(args.out).iterdir()):
+        parser.error(f"--out {args.out}: not empty; both runs need fresh course directories, give a new folder")
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="grade-benchmark-"))
+    if not os.environ.get(SEED_VARIABLE):
+        os.environ[SEED_VARIABLE] = str(secrets.randbits(32))  # both runs then draw the same fresh inputs
+    print(machine())
+    print(f"class seed {args.seed}; grading seed {SEED_VARIABLE}={os.environ[SEED_VARIABLE]}; "
+          f"cell timeout {args.timeout} s; workers {args.workers or 'default'}", flush=True)
+    fast, plain = benchmark(out, plan, args.workers, args.timeout, args.profile)
+
+    n = len(plan)
+    print(f"\n{'':10}{'notebooks':>10}{'in gradebook':>14}{'wall s':>10}{'notebooks/s':>13}")
+    for run in (plain, fast):
+        rows = len(graded(run) & {(e.student_id, e.assignment) for e in plan})
+        print(f"{run.name:10}{n:>10}{rows:>14}{run.seconds:>10.1f}{n / run.seconds:>13.2f}")
+    print(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde")
+    print(f"after both runs: {load()}")
+
+    if fast.profile:
+        # cProfile sees the thread that called grade_class: waiting on workers shows as lock acquires.
+        print(f"\nprofile of this grader's main process (its main thread; workers not included):\n"
+              f"{profile_summary(fast.profile, out / 'parallel.pstats')}")
+
+    failed = False
+    for run in (plain, fast):
+        lost = ungraded(plan, run)
+        if lost:
+            failed = True
+            print(f"\n{run.name}: {len(lost)} notebooks have no row in the gradebook:")
+            for e in lost:
+                print(f"  {e.path} ({e.kind})")
+    diff = differences(plain, fast)
+    if diff:
+        failed = True
+        print(f"\nscores differ on {len(diff)} parts:")
+        print("\n".join(f"  {d}" for d in diff))
+    else:
+        print(f"\nscores identical: {len(scores(plain.rows))} parts of {n} notebooks")
+    print(f"course directories: {out / 'plain'}, {out / 'parallel'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

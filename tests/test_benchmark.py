@@ -1,0 +1,117 @@
+"""The grading benchmark, small, as a correctness test: both graders give every notebook the same scores.
+
+Three students x two assignments, one notebook of each kind of the synthetic class.
+No timing is asserted: the machine is shared and the point is identical scores.
+"""
+from collections import Counter
+
+import pytest
+
+from benchmarks.grade_class import Run, benchmark, differences, main, scores, ungraded
+from benchmarks.synthetic_class import KINDS, Entry, draw
+from grader.nbgrader_plugin import SEED_VARIABLE
+from tests.sample_class import MANUAL, STUDENTS
+
+A, B = "01_self_attention", "02_scaled_attention"
+
+# One of each kind. The broken ones spoil a cell whose own test is named here, so that
+# part must score zero whatever else the break does to the notebook.
+PLAN = [
+    Entry("s1", A, "correct", sample="seed003"),
+    Entry("s1", B, "partly_wrong", sample="no_scaling"),
+    Entry("s2", A, "name_error", cell="softmax_def"),
+    Entry("s2", B, "syntax_error", cell="scaled_attention_def"),
+    Entry("s3", A, "missing"),
+    Entry("s3", B, "looping", cell="softmax_cols_def"),
+]
+SPOILT = {("s2", A): "test_softmax", ("s2", B): "test_scaled_attention", ("s3", B): "test_softmax_cols"}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("benchmark")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SEED_VARIABLE, "20261123")
+        fast, plain = benchmark(out, PLAN, workers=2, timeout=5)
+    return fast, plain
+
+
+def test_the_plan_has_every_kind():
+    assert sorted(e.kind for e in PLAN) == sorted(KINDS)
+
+
+def test_scores_are_identical(runs):
+    fast, plain = runs
+    assert differences(plain, fast) == []
+
+
+def test_every_notebook_handed_in_under_its_name_has_its_rows_in_both_gradebooks(runs):
+    for run in runs:
+        assert ungraded(PLAN, run) == [], run.name
+        got = Counter((r["student_id"], r["assignment"]) for r in run.rows)
+        for e in PLAN:
+            if e.kind != "missing":  # its row, or none, is intake's call (compared by the score test)
+                assert got[e.student_id, e.assignment] == len(STUDENTS["correct", e.assignment].expected), \
+                    (run.name, e)
+
+
+@pytest.mark.parametrize("e", [e for e in PLAN if e.kind in ("correct", "partly_wrong")], ids=lambda e: e.kind)
+def test_sample_students_get_the_scores_they_deserve(runs, e):
+    expected = STUDENTS[e.sample, e.assignment].expected
+    for run in runs:
+        got = {part: MANUAL if manual else score for (sid, a, part), (score, manual) in scores(run.rows).items()
+               if (sid, a) == (e.student_id, e.assignment)}
+        assert got == pytest.approx(expected), run.name
+
+
+@pytest.mark.parametrize("key", sorted(SPOILT), ids="/".join)
+def test_a_spoilt_cell_scores_zero(runs, key):
+    for run in runs:
+        assert scores(run.rows)[(*key, SPOILT[key])] == (0, False), run.name
+
+
+def test_the_missing_notebook_scores_nothing(runs):
+    for run in runs:
+        got = [score for (sid, a, _), (score, _) in scores(run.rows).items() if (sid, a) == ("s3", A)]
+        assert not any(got), run.name
+
+
+def test_the_looping_cell_is_stopped_by_the_cell_timeout(runs):
+    for run in runs:
+        graded = run.course / "autograded" / "s3" / B / f"{B}.ipynb"
+        assert "CellTimeoutError" in graded.read_text(), run.name
+
+
+def test_a_difference_or_a_lost_notebook_is_reported():
+    row = {"student_id": "s1", "assignment": A, "part": "test_softmax", "part_score": 1.0, "needs_manual_grade": False}
+    plain = Run("plain", None, 1.0, [row, dict(row, part="test_qkv_loop")])
+    fast = Run("parallel", None, 1.0, [dict(row, part_score=0.0), dict(row, student_id="s2")])
+    assert differences(plain, fast) == [
+        f"s1 / {A} / test_qkv_loop: plain score=1.0 manual=False, parallel no row",
+        f"s1 / {A} / test_softmax: plain score=1.0 manual=False, parallel score=0.0 manual=False",
+        f"s2 / {A} / test_softmax: plain no row, parallel score=1.0 manual=False",
+    ]
+    assert differences(plain, plain) == []
+    # Rows for s1's first notebook only: every other notebook is lost, except the missing one.
+    assert ungraded(PLAN, plain) == [PLAN[1], PLAN[2], PLAN[3], PLAN[5]]
+
+
+def test_draw_is_reproducible_and_has_the_mix():
+    plan = draw(100, seed=1)
+    assert plan == draw(100, seed=1) and plan != draw(100, seed=2)
+    assert len({(e.student_id, e.assignment) for e in plan}) == len(plan) == 600
+    counts = Counter(e.kind for e in plan)
+    assert set(counts) == set(KINDS)
+    assert 6 <= counts["looping"] <= 12  # 1-2% of the class loops forever
+    assert counts["correct"] + counts["partly_wrong"] >= 0.8 * len(plan)  # most hand in working code
+
+
+def test_bad_arguments_are_refused_with_a_message(tmp_path, capsys):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "gradebook.db").write_text("")
+    for argv, words in [(["--assignments", "99_nothing"], "99_nothing: not an assignment"),
+                        (["--out", str(tmp_path / "old")], "not empty"),
+                        (["--students", "0"], "at least 1")]:
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2 and words in capsys.readouterr().err
