@@ -28,11 +28,13 @@ Use: ``ForkedExecute`` (nbgrader's Execute) in a process that has called nothing
 else; each process gets its own zygote on first use.
 """
 import asyncio
+import fcntl
 import json
 import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 
 from jupyter_client.manager import AsyncKernelManager
@@ -185,7 +187,7 @@ class Zygote:
         if not children:
             raise RuntimeError("the zygote's sandbox has no init process")
         self.root = f"/proc/{children[0]}/root"  # the sandbox's files, seen from the grader
-        self._uids = set()
+        self._uids = {}  # uid -> its lock file's descriptor
 
     def _read(self):
         line = self.process.stdout.readline()
@@ -203,12 +205,27 @@ class Zygote:
         return reply
 
     def new_uid(self):
+        """A uid no other kernel on this machine has: held by a lock file until release().
+
+        Every worker process has a zygote of its own, and a uid shared by two kernels would
+        let one kill the other (release() kills every process of the uid).
+        """
         sandbox = self.sandbox
-        while True:
+        os.makedirs(UID_LOCKS, mode=0o700, exist_ok=True)
+        for _ in range(1000):
             uid = sandbox.uid_range_start + secrets.randbelow(sandbox.uid_range_size)
-            if uid not in self._uids:
-                self._uids.add(uid)
-                return uid
+            fd = os.open(os.path.join(UID_LOCKS, str(uid)), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            if uid in _uids_running():  # left over from a grader that died: not this one
+                os.close(fd)
+                continue
+            self._uids[uid] = fd
+            return uid
+        raise RuntimeError("no free uid for a kernel")
 
     def spawn(self, uid, connection):
         return self.request(op="spawn", uid=uid, connection=connection)["pid"]
@@ -217,8 +234,11 @@ class Zygote:
         return self.request(op="poll", pid=pid)["status"]
 
     def release(self, uid, pid=None):
-        self._uids.discard(uid)
-        return self.request(op="release", uid=uid, pid=pid)["status"]
+        status = self.request(op="release", uid=uid, pid=pid)["status"]
+        fd = self._uids.pop(uid, None)
+        if fd is not None:
+            os.close(fd)  # drops the lock: the uid has no process left
+        return status
 
     def close(self):
         if self.process.poll() is None:
@@ -233,6 +253,18 @@ class Zygote:
 
 _zygote = None
 _zygote_lock = threading.Lock()
+UID_LOCKS = os.path.join(tempfile.gettempdir(), "course-kernel-uids")  # one lock file per uid in use
+
+
+def _uids_running():
+    uids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                uids.add(os.stat(f"/proc/{entry}").st_uid)
+            except OSError:
+                pass
+    return uids
 
 
 def zygote():
