@@ -5,7 +5,7 @@ nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
 import os
 
-from grader.nbgrader_plugin import InjectProbes, SealVerdicts, cached
+from grader.nbgrader_plugin import SANITIZE, InjectProbes, SealVerdicts, cached
 from grader.sandbox import SandboxedExecute
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
@@ -27,6 +27,9 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # grading stops and says why; COURSE_UNSANDBOXED=1 (`python -m grader grade
 # --unsandboxed`) runs plain kernels instead, for trusted code only.
 UNSANDBOXED = os.environ.get("COURSE_UNSANDBOXED") == "1"
+
+# nbgrader's own sanitizing, except that one notebook with a pasted cell cannot stop the class.
+c.Autograde.sanitize_preprocessors = SANITIZE
 
 # Sealed verdicts: probes go in before Execute, verdicts are made right after it
 # and before anything reads a score (SaveAutoGrades). Execute reuses a notebook

@@ -35,17 +35,14 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.converters import Autograde
 from tqdm import tqdm
 
 from . import report
 from . import parallel
 from .build import ROOT, SOURCE
 from .intake import IntakeError, take_in
-from .nbgrader_plugin import RUN_VARIABLE, InjectProbes, cache_path, execution_key, load, store
+from .nbgrader_plugin import RUN_VARIABLE, SANITIZE, InjectProbes, cache_path, execution_key, load, store
 
-# What nbgrader's autograde does to a submission before it runs it (its "sanitizing" pass).
-SANITIZE = Autograde.class_traits()["sanitize_preprocessors"].make_dynamic_default()
 COURSE_ID = "attention-from-scratch"  # as in nbgrader_config.py
 
 COURSE_CONFIG = '''\
@@ -167,35 +164,39 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     else:
         execute_class(course, assignments, say, env, unsandboxed, workers or parallel.default_workers(),
                       scheduler, timeout, notebook_timeout or 10 * timeout, progress)
-    zero_empty_submissions(course, assignments)
+    zero_ungraded(course, assignments)
     return [r for r in report.collect(course) if r["assignment"] in assignments]
 
 
-def zero_empty_submissions(course, assignments):
-    """A gradebook row of zeros for each submission without a notebook nbgrader would grade.
+def zero_ungraded(course, assignments):
+    """Zero, with no manual grading due, for each handed-in notebook nbgrader could not grade.
 
-    nbgrader autograde skips a student whose folder holds none of the assignment's notebooks
-    (a renamed one, say), so the student would have no row at all. This does what nbgrader
-    does for a notebook that is missing from a submission it grades.
+    nbgrader leaves such a notebook's grades empty (it shows as waiting for manual
+    grading), and skips a student whose folder holds none of the assignment's notebooks
+    (a renamed one, say), who would then have no row at all. This does what nbgrader
+    does for a notebook missing from a submission it grades. The report says why, and
+    a grade an instructor gave by hand is left alone.
     """
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for assignment in assignments:
-            names = {nb.name for nb in gb.find_assignment(assignment).notebooks}
+            names = [nb.name for nb in gb.find_assignment(assignment).notebooks]
             for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
-                if any((folder / f"{name}.ipynb").exists() for name in names):
-                    continue
                 student = folder.parent.name
-                try:
-                    gb.find_submission(assignment, student)
+                graded = {n for n in names if (course / "autograded" / student / assignment / f"{n}.ipynb").exists()}
+                if len(graded) == len(names):
                     continue
-                except MissingEntry:
-                    pass
                 gb.update_or_create_student(student)
-                submission = gb.update_or_create_submission(assignment, student)
+                try:
+                    submission = gb.find_submission(assignment, student)
+                except MissingEntry:
+                    submission = gb.update_or_create_submission(assignment, student)
                 for notebook in submission.notebooks:
+                    if notebook.name in graded:
+                        continue
                     for grade in notebook.grades:
-                        grade.auto_score = 0
-                        grade.needs_manual_grade = False
+                        if grade.manual_score is None:
+                            grade.auto_score = 0
+                            grade.needs_manual_grade = False
                 gb.db.commit()
 
 

@@ -21,6 +21,7 @@ Taking in a student's assignment again replaces that student's folder for it in
 course/submitted. Nothing else of the course directory is touched (autograded/,
 feedback/, gradebook.db), and the source is only read.
 """
+import json
 import re
 import shutil
 import zipfile
@@ -62,6 +63,7 @@ class _Entry:
     parts: tuple    # its path inside the source
     time: datetime  # when it was last changed (the zip's timestamp for an archive entry)
     read: object    # () -> bytes
+    refused: str = ""  # why it is not taken in whatever it holds (a symbolic link)
 
 
 def take_in(source, course, only=None, say=print):
@@ -93,7 +95,31 @@ def take_in(source, course, only=None, say=print):
     else:
         raise IntakeError(f"{source}: no such folder or zip archive")
     intake.assignments = sorted({a for _, a, _ in intake.placed} | {a for _, a in intake.empty})
+    _keep_notes(course, intake)
     return intake
+
+
+NOTES = Path("logs") / "intake.json"  # in the course: what intake said about each submission
+
+
+def notes(course):
+    """{"<student>/<assignment>": [what intake said about a file of it, ...]} of the latest intakes."""
+    try:
+        return json.loads((Path(course) / NOTES).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _keep_notes(course, intake):
+    """Keep, for the report, what was said about each submission's files (its folder's name in the path)."""
+    kept = notes(course)
+    taken = {f"{s}/{a}" for s, a, _ in intake.placed} | {f"{s}/{a}" for s, a in intake.empty}
+    for key in taken:
+        kept[key] = [f"{Path(where).name}: {why}" for where, why in intake.problems
+                     if f"/{key}/" in where.replace("\\", "/")]
+    path = Path(course) / NOTES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(kept, indent=1, sort_keys=True))
 
 
 def _hidden(parts):
@@ -109,7 +135,7 @@ def _folder_entries(source, skip):
             continue
         if path.is_symlink():
             # Never followed: a link unpacked from an archive could point at source/ or another student's work.
-            skip(str(path), "a symbolic link: not followed")
+            yield _Entry(str(path), parts, datetime.now(), None, refused="a symbolic link: not followed")
         elif path.is_file():
             yield _Entry(str(path), parts, datetime.fromtimestamp(path.stat().st_mtime), path.read_bytes)
 
@@ -147,6 +173,10 @@ def _choose(entries, notebooks, only, skip):
             if only and assignment not in only:
                 continue  # not asked for: neither taken in nor named
             expected = notebooks[assignment]
+            if entry.refused:
+                skip(entry.where, entry.refused)
+                chosen.setdefault((student, assignment), {})  # the student handed something in all the same
+                continue
             if rest not in [(name,) for name in expected + [TIMESTAMP]]:
                 what = ("in a subfolder" if len(rest) > 1 else
                         "a renamed notebook" if rest[0].endswith(".ipynb") else "not a notebook")
@@ -154,6 +184,9 @@ def _choose(entries, notebooks, only, skip):
                 chosen.setdefault((student, assignment), {})  # the student handed something in all the same
                 continue
             name = rest[0]
+        elif entry.refused:
+            skip(entry.where, entry.refused)
+            continue
         elif len(parts) == 1:
             student, assignment, name = _lms_file(entry, by_name, collector, skip)
             if student is None or (only and assignment not in only):

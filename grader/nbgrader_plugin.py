@@ -27,7 +27,10 @@ from urllib.parse import urlparse
 import nbformat
 import numpy as np
 from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from nbclient.exceptions import DeadKernelError
+from nbgrader.nbgraderformat import MetadataValidator
+from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
+                                    NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec)
 
 from . import protocol
 from .assignments import PROBES
@@ -168,7 +171,7 @@ def load(path, key):
 def cached(execute_class, sandboxed):
     """execute_class (nbgrader's Execute or a subclass), reusing executed notebooks from <course>/executed."""
 
-    class Cached(execute_class):
+    class Cached(SurviveKernelDeath, execute_class):
         def preprocess(self, nb, resources, *args, **kwargs):
             info = resources["nbgrader"]
             path = cache_path(course_root(resources), info["student"], info["assignment"], info["notebook"])
@@ -190,3 +193,60 @@ def cached(execute_class, sandboxed):
 
     Cached.__name__ = Cached.__qualname__ = "Cached" + execute_class.__name__
     return Cached
+
+
+# ------------------------------------------------------------------ what one notebook must not do to the class
+
+class DeduplicateIdsSafely(DeduplicateIds):
+    """nbgrader's DeduplicateIds, minus a way for one student to stop the whole class's autograde.
+
+    A cell pasted twice in Jupyter carries its grade id twice. nbgrader's DeduplicateIds
+    empties the copy's nbgrader metadata (``{}``), which its metadata check then reads as
+    schema version 0 and raises SchemaTooOldError: nbgrader treats that as a broken course
+    and stops grading every student after this one. Here the copy's metadata goes
+    altogether (the copy becomes an ordinary cell, as DeduplicateIds means it to), and
+    metadata of another schema version, which only an edited notebook has, fails this
+    student's notebook alone.
+    """
+
+    def preprocess(self, nb, resources):
+        nb, resources = super().preprocess(nb, resources)
+        current = MetadataValidator().schema_version
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if meta == {}:
+                del cell.metadata["nbgrader"]
+            elif meta is not None and meta.get("schema_version", 0) != current:
+                raise ValueError(f"the notebook's nbgrader metadata was edited: schema version "
+                                 f"{meta.get('schema_version', 0)} in a cell (this course's is {current})")
+        return nb, resources
+
+
+# What nbgrader's autograde does to a submission before running it (its sanitizing pass);
+# nbgrader_config.py sets it, and `grade` plans each notebook with the same list.
+SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+
+
+class SurviveKernelDeath:
+    """Mixin for Execute: a kernel that dies (os._exit, a segfault, exit()) ends the run, not the grading.
+
+    nbclient raises DeadKernelError and nbgrader then records nothing for the notebook.
+    Here the cell that killed the kernel gets an error output saying so, the cells after
+    it are left unrun (their probes report nothing: zero), and what ran before counts.
+    """
+
+    def preprocess(self, nb, resources, *args, **kwargs):
+        self._kernel_died = False
+        return super().preprocess(nb, resources, *args, **kwargs)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._kernel_died:
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._kernel_died = True
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename="KernelDied", evalue="the kernel died while running this cell",
+                traceback=["KernelDied: the kernel died while running this cell; nothing after it ran"]))
+            return cell, resources

@@ -33,6 +33,13 @@ def kernel_mode(unsandboxed=False):
 
 
 def executor_class(mode):
+    """nbgrader's Execute for this mode, where a dying kernel ends the notebook's run, not its grading."""
+    from .nbgrader_plugin import SurviveKernelDeath
+    base = _execute_class(mode)
+    return type(base.__name__, (SurviveKernelDeath, base), {})
+
+
+def _execute_class(mode):
     if mode == SANDBOXED:
         mode = FORKED if os.geteuid() == 0 else BWRAP
     if mode == FORKED:
@@ -79,7 +86,7 @@ def execute(task):
 
 def _warm_up(mode):
     """Start the worker's zygote before the first notebook arrives."""
-    if executor_class(mode).__name__ == "ForkedExecute":
+    if _execute_class(mode).__name__ == "ForkedExecute":
         from .forkserver import zygote
         zygote()
 

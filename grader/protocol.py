@@ -91,6 +91,7 @@ def encode(value):
 
 
 HARD_CODED = "hard-coded result"   # recognised by the protocol itself, in every part
+BOOK_ONLY = "right on the book's case only"  # likewise: the book's answer is printed in the notebook
 
 
 class BadResult(Exception):
@@ -293,6 +294,18 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
     ):
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged "
                                     "(a hard-coded result?): it must compute from its arguments", HARD_CODED)
+
+    # Right on the book's case and wrong on every fresh input, for no reason the grader knows:
+    # the notebook prints the book's answer, so being right there alone earns nothing. (A
+    # catalogued mistake that only shows on other sizes, like the notebook's global D, keeps
+    # the book's third.)
+    book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
+    fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
+    if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
+        mistake = _recognised(probe, cases, got, reasons)
+        if mistake is None:
+            return Verdict(0.0, points, f"{what}: " + _explain(cases, reasons) + ". Right on the book's case "
+                           "only, whose answer the notebook prints: that alone earns nothing", BOOK_ONLY)
 
     if probe.marks:
         share = probe.marks(cases, reasons)

@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
+from . import intake
+
 EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                   "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
 PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "verdict"]
@@ -68,7 +70,9 @@ def ungraded(course):
         missing = [p.name for p in folder.glob("*.ipynb")
                    if not (course / "autograded" / student / assignment / p.name).exists()]
         if not any(folder.glob("*.ipynb")):
-            out.append((student, assignment, "no notebook handed in under the assignment's name (scored 0)"))
+            said = intake.notes(course).get(f"{student}/{assignment}", [])
+            out.append((student, assignment, "no notebook handed in under the assignment's name (scored 0)"
+                        + "".join(f"; {s}" for s in said)))
         elif missing:
             out.append((student, assignment, _reason(course, student, assignment)))
     return out
@@ -79,11 +83,13 @@ def _reason(course, student, assignment):
     log = course / "logs" / f"autograde_{assignment}.log"
     if not log.exists():
         return "not autograded yet"
-    text = log.read_text(errors="replace")
-    start = text.find(f"/submitted/{student}/{assignment}")
-    if start < 0:
+    # nbgrader's log has a section per student, each opened by this line; the student's error is in theirs.
+    sections = re.split(r"^.*Creating/updating student with ID '(.*?)'.*$", log.read_text(errors="replace"),
+                        flags=re.M)
+    mine = [text for sid, text in zip(sections[1::2], sections[2::2]) if sid == student]
+    if not mine:
         return "no notebook nbgrader could read"
-    errors = re.findall(r"^\s*([A-Za-z_.]*(?:Error|Exception)): (.+)$", text[start:start + 20000], re.M)
+    errors = re.findall(r"^\s*([A-Za-z_.]*(?:Error|Exception)): (.+)$", mine[-1], re.M)
     return f"{errors[-1][0]}: {errors[-1][1][:200]}" if errors else "nbgrader could not grade it (see the log)"
 
 

@@ -45,7 +45,8 @@ def tree(root):
 
 
 def outside_submitted(course):
-    return {k: v for k, v in tree(course).items() if not k.startswith("submitted/")}
+    """Everything intake must leave alone: all but submitted/ and its own notes for the report."""
+    return {k: v for k, v in tree(course).items() if not k.startswith("submitted/") and k != "logs/intake.json"}
 
 
 @pytest.fixture
@@ -134,7 +135,9 @@ def test_symbolic_links_are_named_and_not_followed(tmp_path, course):
     assert intake.placed == [("bob", A2, course / "submitted" / "bob" / A2 / NB2)]
     assert dict(intake.problems) == {str(src / "jane" / A1 / NB1): "a symbolic link: not followed",
                                      str(src / "eve"): "a symbolic link: not followed"}
-    assert not (course / "submitted" / "jane").exists() and not (course / "submitted" / "eve").exists()
+    # jane handed in a link: an empty submission (a row of zeros, and this reason, at grading)
+    assert os.listdir(course / "submitted" / "jane" / A1) == [] and intake.empty == [("jane", A1)]
+    assert not (course / "submitted" / "eve").exists()
 
 
 def test_the_sample_class_is_taken_in_whole(tmp_path):
@@ -318,7 +321,8 @@ def test_flat_lms_zip_names_every_entry_it_cannot_place(tmp_path, course):
     assert sorted(said) == sorted(f"skipped: {p}: {why}" for p, why in intake.problems)
     # nothing written anywhere but course/submitted
     unchanged = {k: v for k, v in outside.items() if not k.startswith("course/submitted/")}
-    assert {k: v for k, v in tree(tmp_path).items() if not k.startswith("course/submitted/")} == unchanged
+    assert {k: v for k, v in tree(tmp_path).items()
+            if not k.startswith("course/submitted/") and k != "course/logs/intake.json"} == unchanged
     assert not Path("/tmp/evil.ipynb").exists()
 
 
@@ -348,3 +352,12 @@ def test_every_assignment_of_the_course_is_known(tmp_path, course):
     intake, _ = run(archive, course)
     assert intake.assignments == names and intake.problems == []
     assert all(p.read_bytes() == notebook(a) for _, a, p in intake.placed)
+
+
+def test_what_intake_says_about_a_submission_is_kept_for_the_report(tmp_path):
+    from grader.intake import notes
+    src = write(tmp_path / "subs", {f"bob/{A2}/my_attention.ipynb": notebook("bob")})
+    course = tmp_path / "course"
+    run(src, course)
+    said = notes(course)[f"bob/{A2}"]
+    assert said == [f"my_attention.ipynb: a renamed notebook: {A2} takes {NB2}, directly in its folder"]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from grader.assignments import PROBES
-from grader.protocol import HARD_CODED, MIME, compare, verdict
+from grader.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
 from tests.sample_class import STUDENTS
 
 PARTS = [(notebook, grade_id) for notebook, probes in PROBES.items() for grade_id, probe in probes.items()
@@ -49,7 +49,7 @@ def test_a_mistake_loses_marks_and_is_named_and_a_right_answer_is_not(notebook, 
 
 def test_every_catalogued_mistake_has_a_fixture_whose_verdict_names_it():
     """End to end through grading: tests/test_grading.py checks each student's diagnoses in the verdicts."""
-    catalogued = {m.name for probes in PROBES.values() for p in probes.values() for m in p.mistakes} | {HARD_CODED}
+    catalogued = {m.name for probes in PROBES.values() for p in probes.values() for m in p.mistakes} | {HARD_CODED, BOOK_ONLY}
     named = " | ".join(words for s in STUDENTS.values() for words in s.diagnoses.values())
     missing = sorted(m for m in catalogued if m not in named)
     assert not missing, f"named mistakes with no fixture submission: {missing}"

@@ -99,6 +99,16 @@ def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
                    [-0.91310441,  4.02764044,  3.96863308],
                    [-0.44522983,  2.18690791,  2.15858316]])"""
 
+# The book's printed answer when given the book's X, and wrong code for anything else.
+BOOK_LOOKUP = """\
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  if X.shape == (4, 3):
+    return np.array([[ 0.94744244,  1.64201168,  1.61949281],
+                     [-0.24348429, -0.08470004, -0.06641533],
+                     [-0.91310441,  4.02764044,  3.96863308],
+                     [-0.44522983,  2.18690791,  2.15858316]])
+  return omega_v @ X + beta_v"""
+
 # Wrong, and patches every checking helper it can reach so that the visible check says OK.
 PATCHES_ALLCLOSE = """\
 def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
@@ -146,6 +156,9 @@ STUDENTS = {
     "book_constant": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_CONSTANT},
         diagnoses={"test_self_attention": "hard-coded result"}),
+    "book_lookup": Student(
+        A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_LOOKUP},
+        diagnoses={"test_self_attention": "right on the book's case only"}),
     # Forgets to divide by the sum; the loop uses this softmax too, so it is wrong there as well.
     "softmax_unnormalised": Student(
         A01, _01(test_softmax=0, test_attention_loop=0),
