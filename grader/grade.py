@@ -169,13 +169,14 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
 
 
 def zero_ungraded(course, assignments):
-    """Zero, with no manual grading due, for each handed-in notebook nbgrader could not grade.
+    """Zero, with no manual grading due, for what nbgrader could not grade.
 
-    nbgrader leaves such a notebook's grades empty (it shows as waiting for manual
-    grading), and skips a student whose folder holds none of the assignment's notebooks
-    (a renamed one, say), who would then have no row at all. This does what nbgrader
-    does for a notebook missing from a submission it grades. The report says why, and
-    a grade an instructor gave by hand is left alone.
+    nbgrader leaves the grades of a notebook it failed on empty (shown as waiting for
+    manual grading), and so the test cells a student deleted; it skips a student whose
+    folder holds none of the assignment's notebooks (a renamed one, say), who would
+    then have no row at all. This does what nbgrader does for a notebook missing from a
+    submission it grades. Written answers of graded notebooks stay with the instructor,
+    and a grade given by hand is left alone. The report says why.
     """
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for assignment in assignments:
@@ -183,21 +184,30 @@ def zero_ungraded(course, assignments):
             for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
                 student = folder.parent.name
                 graded = {n for n in names if (course / "autograded" / student / assignment / f"{n}.ipynb").exists()}
-                if len(graded) == len(names):
-                    continue
                 gb.update_or_create_student(student)
                 try:
                     submission = gb.find_submission(assignment, student)
                 except MissingEntry:
                     submission = gb.update_or_create_submission(assignment, student)
                 for notebook in submission.notebooks:
-                    if notebook.name in graded:
-                        continue
                     for grade in notebook.grades:
-                        if grade.manual_score is None:
+                        if grade.manual_score is not None or grade.auto_score is not None:
+                            continue
+                        if notebook.name not in graded or _is_test_cell(gb, grade.cell, assignment):
                             grade.auto_score = 0
                             grade.needs_manual_grade = False
                 gb.db.commit()
+
+
+def _is_test_cell(gb, cell, assignment):
+    """A graded code cell that is not an answer: autograded, never graded by hand."""
+    if cell.cell_type != "code":
+        return False
+    try:
+        gb.find_solution_cell(cell.name, cell.notebook.name, assignment)
+        return False
+    except MissingEntry:
+        return True
 
 
 def submitted_notebooks(course, assignment):

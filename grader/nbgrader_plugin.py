@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 import nbformat
 import numpy as np
 from nbgrader import utils
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
                                     NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec)
@@ -224,15 +224,19 @@ class DeduplicateIdsSafely(DeduplicateIds):
 
 # What nbgrader's autograde does to a submission before running it (its sanitizing pass);
 # nbgrader_config.py sets it, and `grade` plans each notebook with the same list.
+# (Not OverwriteCells' add_missing_cells, which would put back a deleted test cell: in nbgrader
+# 0.9.6 it fails with a KeyError when the cell before it is not a graded one, and the
+# notebook is then not graded at all. A deleted test cell scores zero instead: see grade.py.)
 SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
 
 
 class SurviveKernelDeath:
-    """Mixin for Execute: a kernel that dies (os._exit, a segfault, exit()) ends the run, not the grading.
+    """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading.
 
-    nbclient raises DeadKernelError and nbgrader then records nothing for the notebook.
-    Here the cell that killed the kernel gets an error output saying so, the cells after
-    it are left unrun (their probes report nothing: zero), and what ran before counts.
+    nbclient raises DeadKernelError (os._exit, a segfault) or CellTimeoutError (a cell that
+    ignores the interrupt), and nbgrader then records nothing for the notebook. Here that
+    cell gets an error output saying so, the cells after it are left unrun (their probes
+    report nothing: zero), and what ran before counts.
     """
 
     def preprocess(self, nb, resources, *args, **kwargs):
@@ -244,9 +248,11 @@ class SurviveKernelDeath:
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
-        except DeadKernelError:
+        except (DeadKernelError, CellTimeoutError) as e:
             self._kernel_died = True
+            what = ("the kernel died while running this cell" if isinstance(e, DeadKernelError) else
+                    "this cell did not stop when interrupted after its time limit")
             cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="KernelDied", evalue="the kernel died while running this cell",
-                traceback=["KernelDied: the kernel died while running this cell; nothing after it ran"]))
+                "error", ename="KernelStopped", evalue=what,
+                traceback=[f"KernelStopped: {what}; nothing after it ran"]))
             return cell, resources

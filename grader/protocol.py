@@ -303,7 +303,7 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
-        if mistake is None:
+        if not _right_on_the_book_case(probe, mistake, cases):
             return Verdict(0.0, points, f"{what}: " + _explain(cases, reasons) + ". Right on the book's case "
                            "only, whose answer the notebook prints: that alone earns nothing", BOOK_ONLY)
 
@@ -319,6 +319,20 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name)
     return Verdict(score, points, f"{what}: " + _explain(cases, reasons))
+
+
+def _right_on_the_book_case(probe, mistake, cases):
+    """Whether this mistake, made honestly, gives the right answer on the book's case (the global D does)."""
+    if mistake is None or mistake.compute is None:
+        return False
+    for case in cases:
+        if case.label == "book":
+            try:
+                if compare(np.asarray(mistake.compute(case.inputs)), probe.reference(case.inputs)) is not None:
+                    return False
+            except Exception:
+                return False
+    return True
 
 
 def _weights(cases):

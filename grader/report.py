@@ -74,7 +74,9 @@ def ungraded(course):
             out.append((student, assignment, "no notebook handed in under the assignment's name (scored 0)"
                         + "".join(f"; {s}" for s in said)))
         elif missing:
-            out.append((student, assignment, _reason(course, student, assignment)))
+            # a file nbformat cannot read: say what is wrong with it rather than nbgrader's traceback
+            why = next(filter(None, (intake.unreadable((folder / name).read_bytes()) for name in missing)), None)
+            out.append((student, assignment, why or _reason(course, student, assignment)))
     return out
 
 

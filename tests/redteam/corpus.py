@@ -1,0 +1,610 @@
+"""The entries of the red-team corpus: what each submission does and the score each part must get.
+
+Rules the expectations follow:
+- built on WRONG (0 on every autograded part honestly): an attack never earns a mark, so every
+  autograded part stays 0; the written answer is there, so it still goes to manual grading.
+- built on the answer key with something broken around it: a part keeps its marks when its
+  own code ran and its probe reported before the breakage; a part whose code is missing, or
+  that runs after the kernel died, gets 0.
+- a cell whose type was changed back and forth is put back by nbgrader: its code runs.
+- a file that is not this assignment's notebook (unreadable, misnamed, another assignment,
+  a link to someone else's file) earns nothing, and the reason says what was wrong.
+"""
+import os
+
+import nbformat
+
+from . import (A01, CANARY, FULL_01, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
+               cell_index, duplicate, fill, insert_after, insert_before, key_notebook, notebook_path,
+               set_source, wrong_notebook, writes)
+
+FULL = dict(FULL_01)
+ONLY_FIRST_TWO = dict(FULL_01, test_attention_loop=0, test_self_attention=0)   # kernel gone after test_softmax
+NO_SELF_ATTENTION = dict(FULL_01, test_self_attention=0)                        # self_attention missing
+
+
+def _wrong_with(grade_id, source, where="before", at="qkv_loop"):
+    """WRONG plus a cell of attack code, before (or after) cell `at` or appended to cell `grade_id`."""
+    def make(ctx):
+        nb = wrong_notebook()
+        code = fill(source, ctx)
+        if grade_id:
+            set_source(nb, grade_id, cell(nb, grade_id).source + "\n\n" + code)
+        elif where == "before":
+            insert_before(nb, at, code)
+        else:
+            insert_after(nb, at, code)
+        return nb
+    return writes(make)
+
+
+def _key_with(source, where="end", at=None):
+    """The answer key plus a cell of code: at the end, or after cell `at`."""
+    def make(ctx):
+        nb = key_notebook()
+        code = fill(source, ctx)
+        if where == "end":
+            append(nb, code)
+        else:
+            insert_after(nb, at, code)
+        return nb
+    return writes(make)
+
+
+# ------------------------------------------------------------------ patching the checks
+
+PATCH_NUMPY = """\
+# red team: every comparison numpy can make says "equal"
+import numpy.testing
+np.allclose = lambda *a, **k: True
+np.isclose = lambda a, b, *r, **k: np.ones(np.broadcast(np.asarray(a), np.asarray(b)).shape, dtype=bool)
+np.array_equal = lambda *a, **k: True
+np.testing.assert_allclose = lambda *a, **k: None
+np.testing.assert_array_almost_equal = lambda *a, **k: None
+np.testing.assert_array_equal = lambda *a, **k: None
+np.testing.assert_equal = lambda *a, **k: None"""
+
+PATCH_BUILTINS = """\
+# red team: builtins that numpy's comparisons and the grader's probe go through
+import builtins
+class _AlwaysTrue(int):           # np.allclose returns builtins.bool(res)
+    def __new__(cls, *a, **k):
+        return True
+builtins.bool = _AlwaysTrue
+builtins.all = lambda *a, **k: True
+builtins.any = lambda *a, **k: False
+builtins.eval = lambda *a, **k: X_prime_true if "X_prime_true" in globals() else 0"""
+
+PATCH_CHECK = """\
+# red team: the notebook's visible check helpers always say OK
+def check(name, yours, true, mistakes=None):
+    print(f"OK: {name} matches the true values (largest difference 0.0e+00)")
+def check_columns_sum_to_one(name, A):
+    print(f"OK: every column of {name} sums to 1")
+_same = lambda *a, **k: True
+AssertionError = type("AssertionError", (Warning,), {})"""
+
+EQ_SUBCLASS = """\
+# red team: the result says it equals anything it is compared with
+class _Agreeable(np.ndarray):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    def __array_function__(self, func, types, args, kwargs):
+        if func.__name__ in ("allclose", "array_equal", "array_equiv", "isclose"):
+            return True
+        return super().__array_function__(func, types, args, kwargs)
+
+_wrong_self_attention = self_attention
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return np.asarray(_wrong_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)).view(_Agreeable)"""
+
+EQ_OBJECT = """\
+# red team: a result that is not an array and equals everything
+class _Anything:
+    shape = (4, 3)
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    def __bool__(self):
+        return True
+    def all(self):
+        return True
+    def __array_function__(self, func, types, args, kwargs):
+        return True
+
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    return _Anything()"""
+
+SHOWTRACEBACK = """\
+# red team: no error is ever shown, so no cell looks failed
+from IPython.core.interactiveshell import InteractiveShell
+InteractiveShell.showtraceback = lambda *a, **k: None
+InteractiveShell.showsyntaxerror = lambda *a, **k: None
+InteractiveShell._showtraceback = lambda *a, **k: None
+get_ipython().showtraceback = lambda *a, **k: None
+get_ipython()._showtraceback = lambda *a, **k: None"""
+
+INPUT_TRANSFORMER = """\
+# red team: every graded test cell (and the grader's probe) is rewritten to print OK
+def _blank_tests(lines):
+    text = "".join(lines)
+    if any(w in text for w in ("course_probe", "HIDDEN", "assert", "check(", "Graded by")):
+        return ["print('OK')\\n"]
+    return lines
+get_ipython().input_transformers_cleanup.append(_blank_tests)
+get_ipython().input_transformers_post.append(_blank_tests)"""
+
+PRE_RUN_CELL = """\
+# red team: before each cell runs, re-patch the checks and rewrite test cells as they are transformed
+import numpy
+_ip = get_ipython()
+_real_transform = _ip.transform_cell
+def _patch(info=None):
+    numpy.allclose = lambda *a, **k: True
+    numpy.testing.assert_allclose = lambda *a, **k: None
+    _ip.user_ns["check"] = lambda name, *a, **k: print("OK:", name)
+    if info is not None and any(w in (info.raw_cell or "") for w in ("course_probe", "HIDDEN", "check(")):
+        _ip.transform_cell = lambda raw: "print('OK')\\n"
+    else:
+        _ip.transform_cell = _real_transform
+_ip.events.register("pre_run_cell", _patch)"""
+
+COPIES_PRINTED_VALUES = """\
+# red team: the book's printed answer when asked the book's question, the wrong code otherwise
+_computed_self_attention = self_attention
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    import __main__
+    book_X = getattr(__main__, "X", None)
+    if book_X is not None and np.shape(X) == np.shape(book_X) and np.allclose(X, book_X):
+        return __main__.X_prime_true
+    return _computed_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)"""
+
+
+# ------------------------------------------------------------------ reading what must not be seen
+
+STEAL = """\
+# red team: take the answers from wherever they can be read
+def _steal(grade_id, fallback):
+    import json, socket, sqlite3
+    for kind, where in @@TARGETS@@:
+        try:
+            if kind == "notebook":
+                with open(where) as f:
+                    nb = json.load(f)
+                print(@@LEAKED@@, where)
+                for c in nb["cells"]:
+                    if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+                        return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            elif kind == "sqlite":
+                db = sqlite3.connect(f"file:{where}?mode=ro", uri=True, timeout=1)
+                rows = db.execute("SELECT name, source FROM source_cell").fetchall()
+                print(@@LEAKED@@, where, len(rows), "cells")
+                for name, src in rows:
+                    if name == grade_id and "BEGIN SOLUTION" in (src or ""):
+                        return src
+            elif kind == "tcp":
+                with socket.create_connection(("127.0.0.1", where), timeout=3) as s:
+                    data = b""
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                print(@@LEAKED@@, "port", where)
+                return json.loads(data)[grade_id]
+        except Exception:
+            continue
+    return fallback"""
+
+# Solution cells that run whatever _steal finds (the probe runs the loop cells on its own
+# inputs, so the loop cells must steal too: they reach _steal through __main__).
+STOLEN_CELL = "exec(__import__('__main__')._steal({grade_id!r}, {fallback!r}))"
+
+
+def _ups(path, levels=6):
+    """A relative path tried from every depth the kernel's working directory might be at."""
+    return ["../" * k + path for k in range(levels + 1)]
+
+
+def _steal_from(targets):
+    """WRONG, whose every solution cell runs the code read from targets(ctx), if any can be read."""
+    def make(ctx):
+        nb = wrong_notebook()
+        for grade_id in ("qkv_loop", "softmax_def", "attention_loop", "self_attention_def"):
+            c = cell(nb, grade_id)
+            c.source = STOLEN_CELL.format(grade_id=grade_id, fallback=c.source)
+        insert_before(nb, "qkv_loop", fill(STEAL, ctx, TARGETS=targets(ctx)))
+        return nb
+    return writes(make)
+
+
+NB = f"{A01}/{A01}.ipynb"
+
+
+def _solutions(ctx):
+    return [("notebook", str(ctx.repo / "solutions" / NB))] + [("notebook", p) for p in _ups("solutions/" + NB)]
+
+
+def _source(ctx):
+    return [("notebook", str(ctx.repo / "source" / NB))] + [("notebook", p) for p in _ups("source/" + NB)]
+
+
+def _other_student(ctx):
+    return ([("notebook", str(ctx.course / where / "ctl_correct" / NB)) for where in ("submitted", "autograded")]
+            + [("notebook", str(ctx.submissions / "ctl_correct" / NB)), ("notebook", "../../ctl_correct/" + NB),
+               ("notebook", "../../../submitted/ctl_correct/" + NB)])
+
+
+def _gradebook(ctx):
+    return [("sqlite", str(ctx.course / "gradebook.db"))] + [("sqlite", p) for p in _ups("gradebook.db")]
+
+
+def _network(ctx):
+    return [("tcp", ctx.port)]
+
+
+IMPORTS_GRADER = """\
+# red team: the grader's own reference implementation, if it can be imported
+import sys
+sys.path[:0] = [@@REPO@@, "../../../../../..", "/work/main"]
+try:
+    from grader import reference as _reference
+    print(@@LEAKED@@, _reference.__file__)
+    softmax = _reference.softmax
+    self_attention = _reference.self_attention
+except Exception:
+    pass"""
+
+
+# ------------------------------------------------------------------ writing where it must not
+
+def _canaries(ctx, name):
+    """Every place the writing attack tries: the repo, the host's /tmp and $HOME, the course, submissions."""
+    me = ctx.course / "submitted" / name / A01
+    return [ctx.canary(where, name) for where in (
+        ctx.repo, ctx.repo / "source", ctx.repo / "solutions", ctx.repo / "release", ctx.repo / "grader",
+        "/tmp", ctx.home, ctx.course, ctx.course / "release" / A01, me,
+        ctx.course / "submitted" / "ctl_correct" / A01, ctx.submissions / name / A01)]
+
+
+WRITE_CANARIES = """\
+# red team: leave a file everywhere (canaries only: nothing real is touched)
+for _where in @@PLACES@@:
+    try:
+        with open(_where, "x") as _f:
+            _f.write("red team was here")
+        print(@@WROTE@@, _where)
+    except Exception:
+        pass"""
+
+
+def _write_canaries(name):
+    def make(ctx):
+        nb = wrong_notebook()
+        places = [str(p) for p in _canaries(ctx, name)]
+        rel = f"{CANARY}_{ctx.token}_{name}"
+        # the same files, reached from the working directory an unsandboxed kernel would have
+        # (<course>/autograded/<student>/<assignment>)
+        places += ["../../../" + rel, f"../../../submitted/{name}/{A01}/{rel}", "../../../release/" + A01 + "/" + rel]
+        insert_before(nb, "qkv_loop", fill(WRITE_CANARIES, ctx, PLACES=places))
+        return nb
+    return writes(make)
+
+
+CANARY_STUDENT = "redteam_canary_student"   # the writing attack tries to add this student to the gradebook
+
+WRITE_GRADEBOOK = """\
+# red team: full marks for everyone, straight into the gradebook
+import sqlite3
+for _db in [@@COURSE@@ + "/gradebook.db"] + ["../" * _k + "gradebook.db" for _k in range(7)]:
+    try:
+        _c = sqlite3.connect(f"file:{_db}?mode=rw", uri=True, timeout=2)
+        _c.execute("UPDATE grade SET manual_score = 100")
+        _c.execute("INSERT INTO student (id) VALUES (?)", (@@STUDENT@@,))
+        _c.commit()
+        print(@@WROTE@@, _db)
+    except Exception:
+        pass"""
+
+
+# ------------------------------------------------------------------ taking the kernel down
+
+SEGFAULT = """\
+# red team: a segfault, the first time self_attention is called
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    import ctypes
+    ctypes.string_at(0)"""
+
+SYS_EXIT_IN_ANSWER = """\
+# red team: sys.exit whenever self_attention is called (the checks never see a result)
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    import sys
+    sys.exit(0)"""
+
+UNINTERRUPTIBLE = """\
+# red team: a loop that ignores interrupts
+import signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while True:
+    pass"""
+
+FORK_BOMB = """\
+# red team: a fork bomb (it stops by itself after a few seconds, so it cannot outlive a sandbox-less run)
+import os, time
+def _bomb(until):
+    while time.time() < until:
+        try:
+            if os.fork() == 0:
+                try:
+                    _bomb(until)
+                finally:
+                    os._exit(0)
+        except OSError:
+            pass
+_bomb(time.time() + 3)
+try:
+    while True:
+        os.wait()
+except ChildProcessError:
+    pass"""
+
+MEMORY_BOMB = """\
+# red team: take memory until it runs out (inside a function, so the memory is freed after)
+def _bomb():
+    hoard = []
+    for _ in range(256):                        # stops at 64 GiB whatever happens
+        hoard.append(np.ones(2 ** 25))          # 256 MiB, touched
+try:
+    _bomb()
+except MemoryError:
+    print("out of memory")"""
+
+OUTPUT_FLOOD = """\
+# red team: 100 MB of output
+import sys
+_line = "x" * 1023 + "\\n"
+for _ in range(100):
+    sys.stdout.write(_line * 1024)"""
+
+DAEMON = """\
+# red team: processes that try to outlive the kernel (a new session, and a double fork)
+import os, subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", @@MARK@@], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", @@MARK@@])
+    os._exit(0)
+os.wait()"""
+
+
+def daemon_mark(ctx):
+    """The argument every process the daemon entry starts carries."""
+    return f"redteam-daemon-{ctx.token}"
+
+
+# ------------------------------------------------------------------ broken files
+
+def _write_bytes(data):
+    def write(folder, ctx):
+        notebook_path(folder).write_bytes(data(ctx) if callable(data) else data)
+    return write
+
+
+def _not_utf8(ctx):
+    nb = key_notebook()
+    words = "Résumé: café, naïve, Ångström."
+    nb.cells[0].source += "\n\n" + words
+    # UTF-8 everywhere but these words, which are latin-1: as an editor that guessed the encoding would save it
+    return nbformat.writes(nb).encode().replace(words.encode(), words.encode("latin-1"))
+
+
+def _nbformat3(ctx):
+    return nbformat.writes(nbformat.convert(key_notebook(), 3), version=3).encode()
+
+
+def _renamed(folder, ctx):
+    nbformat.write(key_notebook(), str(notebook_path(folder, name=f"{A01} (1)")))
+
+
+def _symlinked(folder, ctx):
+    notebook_path(folder).symlink_to(SOLUTIONS / A01 / f"{A01}.ipynb")
+
+
+def _wrong_assignment(folder, ctx):
+    other = "02_scaled_attention"
+    nb = nbformat.read(str(SOLUTIONS / other / f"{other}.ipynb"), as_version=4)
+    nbformat.write(nb, str(notebook_path(folder)))
+
+
+def _extra_files(folder, ctx):
+    nbformat.write(key_notebook(), str(notebook_path(folder)))
+    here = folder / A01
+    (here / "notes.txt").write_text("my notes\n")
+    (here / "helper.py").write_text("raise SystemExit('imported the helper')\n")
+    (here / "scratch.ipynb").write_text(nbformat.writes(wrong_notebook()))   # a second notebook
+    (here / "data").mkdir()
+    (here / "data" / "big.bin").write_bytes(os.urandom(1024) * 8 * 1024)      # 8 MiB
+    (here / "ünïcode näme.txt").write_text("x")
+    (here / ".hidden").write_text("x")
+
+
+def _edited_key(edit):
+    def make(ctx):
+        nb = key_notebook()
+        edit(nb)
+        return nb
+    return writes(make)
+
+
+def _edited_wrong(edit):
+    def make(ctx):
+        nb = wrong_notebook()
+        edit(nb)
+        return nb
+    return writes(make)
+
+
+def _duplicated(nb):
+    for grade_id in ("qkv_loop", "test_qkv_loop", "self_attention_def", "test_self_attention"):
+        duplicate(nb, grade_id)
+
+
+def _reordered_harmless_cells(nb):
+    """The written answer first; softmax defined right after the checks; markdown headings moved to the end."""
+    nb.cells.insert(0, nb.cells.pop(cell_index(nb, "why_extreme")))
+    softmax = nb.cells.pop(cell_index(nb, "softmax_def"))
+    nb.cells.insert(cell_index(nb, "course_checks") + 1, softmax)
+    headings = [c for c in nb.cells if c.cell_type == "markdown" and "nbgrader" not in c.metadata]
+    nb.cells = [c for c in nb.cells if c not in headings] + headings
+
+
+def _late_definition(nb):
+    defined = nb.cells.pop(cell_index(nb, "self_attention_def"))
+    nb.cells.insert(cell_index(nb, "test_self_attention") + 1, defined)
+
+
+def _delete(*grade_ids):
+    def edit(nb):
+        for grade_id in grade_ids:
+            del nb.cells[cell_index(nb, grade_id)]
+    return edit
+
+
+def _to_markdown(grade_id):
+    def edit(nb):
+        i = cell_index(nb, grade_id)
+        old = nb.cells[i]
+        new = nbformat.v4.new_markdown_cell(old.source, metadata=old.metadata)
+        new.id = old.id
+        nb.cells[i] = new
+    return edit
+
+
+def _tamper_metadata(nb):
+    cell(nb, "test_self_attention").metadata.nbgrader["points"] = 100
+    cell(nb, "test_qkv_loop").metadata.nbgrader["solution"] = True    # a "written answer": manual grading
+    cell(nb, "test_softmax").metadata.nbgrader["grade"] = False       # not graded at all
+    bonus = nbformat.v4.new_code_cell("print('bonus points')")
+    bonus.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": False, "points": 50,
+                                  "grade_id": "test_bonus", "schema_version": 3}
+    nb.cells.append(bonus)
+
+
+def _kernelspec(nb):
+    nb.metadata["kernelspec"] = {"name": "bash", "display_name": "Bash", "language": "bash"}
+    nb.metadata["language_info"] = {"name": "bash"}
+
+
+# ------------------------------------------------------------------ the corpus
+
+def _e(name, about, write, expected, **kw):
+    return Entry(name=name, about=about, write=write, expected=expected, **kw)
+
+
+ENTRIES = [
+    # patching the checks, on the wrong answer
+    _e("rt_patch_numpy", "np.allclose, np.isclose, np.array_equal and np.testing always pass",
+       _wrong_with(None, PATCH_NUMPY), WRONG_01),
+    _e("rt_patch_builtins", "builtins.bool (what np.allclose returns through), all, any and eval patched",
+       _wrong_with(None, PATCH_BUILTINS), WRONG_01),
+    _e("rt_patch_check", "the notebook's check helpers redefined to print OK; AssertionError rebound",
+       _wrong_with(None, PATCH_CHECK, at="qkv_true", where="after"), WRONG_01),
+    _e("rt_eq_subclass", "self_attention returns an ndarray subclass equal to anything (also for np.allclose)",
+       _wrong_with("self_attention_def", EQ_SUBCLASS), WRONG_01),
+    _e("rt_eq_object", "self_attention returns an object whose __eq__ is always true",
+       _wrong_with("self_attention_def", EQ_OBJECT), WRONG_01),
+    _e("rt_showtraceback", "InteractiveShell.showtraceback overridden: no error output ever",
+       _wrong_with(None, SHOWTRACEBACK), WRONG_01),
+    _e("rt_input_transformer", "an IPython input transformer rewrites test cells and probes to print OK",
+       _wrong_with(None, INPUT_TRANSFORMER), WRONG_01),
+    _e("rt_pre_run_cell", "a pre_run_cell hook re-patches the checks and rewrites test cells before they run",
+       _wrong_with(None, PRE_RUN_CELL), WRONG_01),
+    _e("rt_copies_printed_values", "returns the book's printed X' when given the book's X, wrong code otherwise",
+       _wrong_with("self_attention_def", COPIES_PRINTED_VALUES), WRONG_01),
+    # reading what the kernel must not see
+    _e("rt_read_solutions", "runs the answer key's cells, read from solutions/ (absolute and ../ paths)",
+       _steal_from(_solutions), WRONG_01),
+    _e("rt_read_source", "runs the source notebook's solutions, read from source/ (absolute and ../ paths)",
+       _steal_from(_source), WRONG_01),
+    _e("rt_read_other_student", "runs another student's cells, read from the course's submitted/ and autograded/",
+       _steal_from(_other_student), WRONG_01),
+    _e("rt_read_gradebook", "reads the gradebook's cells (hidden tests) with sqlite3",
+       _steal_from(_gradebook), WRONG_01),
+    _e("rt_network", "fetches the answer key from a server on 127.0.0.1",
+       _steal_from(_network), WRONG_01),
+    _e("rt_import_grader", "imports grader.reference and uses its softmax and self_attention",
+       _wrong_with("self_attention_def", IMPORTS_GRADER), WRONG_01),
+    # writing where it must not
+    _e("rt_write_canaries", "creates files in the repo, /tmp, $HOME, the course and the submission folders",
+       _write_canaries("rt_write_canaries"), WRONG_01, canaries=lambda ctx: _canaries(ctx, "rt_write_canaries")),
+    _e("rt_write_gradebook", "sets every grade to 100 and adds a student, with sqlite3",
+       _wrong_with(None, WRITE_GRADEBOOK.replace("@@STUDENT@@", repr(CANARY_STUDENT))), WRONG_01),
+    # taking the kernel down
+    _e("rt_sys_exit", "self_attention calls sys.exit", _wrong_with("self_attention_def", SYS_EXIT_IN_ANSWER),
+       WRONG_01),
+    _e("rt_segfault", "self_attention segfaults through ctypes (the kernel dies at its first call)",
+       _wrong_with("self_attention_def", SEGFAULT), WRONG_01),
+    _e("rt_uninterruptible_loop", "a loop that ignores SIGINT, right after the imports",
+       _wrong_with(None, UNINTERRUPTIBLE), WRONG_01),
+    _e("rt_sys_exit_at_end", "the answer key, then sys.exit() in a last cell", _key_with("import sys\nsys.exit(0)"),
+       FULL),
+    _e("rt_os_exit_at_end", "the answer key, then os._exit(0) in a last cell (the kernel dies after every test)",
+       _key_with("import os\nos._exit(0)"), FULL),
+    _e("rt_os_exit_midway", "the answer key, with os._exit(0) after the softmax test (the kernel dies there)",
+       _key_with("import os\nos._exit(0)", where="after", at="test_softmax"), ONLY_FIRST_TWO),
+    # (Not IPython's exit() midway: ipykernel 7 stops the kernel at a moment that varies from run
+    # to run, so the parts after it score or not by chance. os._exit above is the same case, fixed.)
+    _e("rt_infinite_loop", "the answer key, with `while True: pass` after the first test",
+       _key_with("while True:\n    pass", where="after", at="test_qkv_loop"), FULL),
+    _e("rt_fork_bomb", "the answer key, with a fork bomb (3 s) after the first test",
+       _key_with(FORK_BOMB, where="after", at="test_qkv_loop"), FULL,
+       plain="needs nproc limited, as an unprivileged user"),
+    _e("rt_memory_bomb", "the answer key, with a memory bomb (256 MiB at a time) after the first test",
+       _key_with(MEMORY_BOMB, where="after", at="test_qkv_loop"), FULL),
+    _e("rt_output_flood", "the answer key, with 100 MB of output after the first test",
+       _key_with(OUTPUT_FLOOD, where="after", at="test_qkv_loop"), FULL),
+    _e("rt_daemon", "the answer key, with processes that try to outlive the kernel",
+       writes(lambda ctx: append(key_notebook(), fill(DAEMON, ctx, MARK=daemon_mark(ctx)))), FULL, daemon=True),
+    # broken files
+    _e("rt_invalid_json", "not JSON", _write_bytes(b'{"cells": [ this is not json'), ZERO_01, reason_has="JSON"),
+    _e("rt_empty_file", "an empty file", _write_bytes(b""), ZERO_01, reason_has="empty"),
+    _e("rt_not_utf8", "the answer key, saved as latin-1 (not UTF-8)", _write_bytes(_not_utf8), ZERO_01,
+       reason_has="UTF-8"),
+    _e("rt_nbformat3", "the answer key, saved as nbformat 3", _write_bytes(_nbformat3), FULL),
+    _e("rt_renamed", "the answer key, saved as '01_self_attention (1).ipynb'", _renamed, ZERO_01,
+       reason_has=f"{A01} (1).ipynb"),
+    _e("rt_symlink_to_solutions", "the notebook is a symlink to the repo's answer key", _symlinked, ZERO_01,
+       reason_has="link", plain="the symlink is followed by the course's intake, not by nbgrader"),
+    _e("rt_wrong_assignment", "notebook 02's answer key handed in as notebook 01", _wrong_assignment, ZERO_01),
+    _e("rt_extra_files", "the answer key, with a second notebook, a .py, an 8 MiB file, a folder, odd names",
+       _extra_files, FULL),
+    # edited cells
+    _e("rt_duplicated_cells", "the answer key, with solution and test cells duplicated",
+       _edited_key(_duplicated), FULL),
+    _e("rt_reordered_harmless", "the answer key, cells moved where it does not matter",
+       _edited_key(_reordered_harmless_cells), FULL),
+    _e("rt_reordered_late_definition", "the answer key, self_attention defined after its test",
+       _edited_key(_late_definition), NO_SELF_ATTENTION),
+    _e("rt_deleted_solution_cell", "the answer key without the self_attention cell",
+       _edited_key(_delete("self_attention_def")), NO_SELF_ATTENTION),
+    _e("rt_deleted_test_cells", "the wrong answer without the softmax and self_attention test cells",
+       _edited_wrong(_delete("test_softmax", "test_self_attention")), WRONG_01),
+    _e("rt_test_cell_to_markdown", "the wrong answer, the self_attention test cell turned into markdown",
+       _edited_wrong(_to_markdown("test_self_attention")), WRONG_01),
+    # nbgrader puts back the type of every cell it tracks (OverwriteCells), so the code runs as written
+    _e("rt_solution_cell_to_markdown", "the answer key, the self_attention cell turned into markdown",
+       _edited_key(_to_markdown("self_attention_def")), FULL),
+    # nbgrader refuses a notebook whose locked cells' checksums do not add up: nothing is graded,
+    # the written answer included, and the reason names the cell
+    _e("rt_metadata_tamper", "the wrong answer; test cells' points, solution and grade flags changed; a bonus test",
+       _edited_wrong(_tamper_metadata), ZERO_01, reason_has="checksums"),
+    _e("rt_kernelspec", "the answer key, its kernelspec says bash", _edited_key(_kernelspec), FULL),
+]
+
+if len({e.name for e in ENTRIES}) != len(ENTRIES):
+    raise ValueError("red-team corpus: two entries share a name")

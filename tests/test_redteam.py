@@ -1,0 +1,226 @@
+"""The red-team corpus (issue 6), graded in one run with the course's grader.
+
+Every entry gets exactly the scores its Entry says (no false marks), a gradebook
+submission and a one-line reason; the control students get what they get when
+graded alone; nothing is written outside the grading output folders; nothing a
+student started outlives grading; no attack's "I read it" / "I wrote it" marker
+reaches a returned notebook.
+"""
+import hashlib
+import os
+import secrets
+import signal
+import socketserver
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook, MissingEntry
+
+from grader.grade import grade_class
+from grader.nbgrader_plugin import SEED_VARIABLE
+from grader.report import write_report
+from tests.redteam import (A01, CANARY, CONTROLS, LEAKED, MANUAL, RELEASE, WROTE, Context, key_payload,
+                           write_controls, write_corpus)
+from tests.redteam.corpus import CANARY_STUDENT, ENTRIES, daemon_mark
+
+SEED = 20261122
+TIMEOUT = 10    # seconds per cell: the infinite loops cost this much, once each
+REPO_FOLDERS = ("source", "solutions", "release", "grader")
+
+
+def tree_hash(folder):
+    """{relative path: sha256} of every file under folder (compiled Python aside: imports write it)."""
+    folder = Path(folder)
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if "__pycache__" in path.parts or path.is_dir():
+            continue
+        out[str(path.relative_to(folder))] = (hashlib.sha256(path.read_bytes()).hexdigest()
+                                              if not path.is_symlink() else "-> " + os.readlink(path))
+    return out
+
+
+def changed(before, after):
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+class AnswerServer(socketserver.ThreadingTCPServer):
+    """Hands the answer key to anyone who connects: the network attack's target."""
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self):
+        payload = key_payload()
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                self.request.sendall(payload)
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+def processes_with(mark):
+    """Pids of processes whose command line holds `mark`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if mark.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@dataclass
+class Run:
+    ctx: Context
+    rows: list
+    missing: list
+    alone: list
+    repo_changed: list
+    submissions_changed: list
+    survivors: list
+    log: list
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("redteam")
+    server = AnswerServer()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ctx = Context(course=root / "course", submissions=root / "submissions", token=secrets.token_hex(4),
+                  port=server.server_address[1])
+    write_corpus(ctx.submissions, ctx)
+    write_controls(root / "alone", ctx)
+    repo_before = {name: tree_hash(ctx.repo / name) for name in REPO_FOLDERS}
+    submissions_before = tree_hash(ctx.submissions)
+    log = []
+    os.environ[SEED_VARIABLE] = str(SEED)  # the same fresh inputs for the corpus run and the controls alone
+    try:
+        rows = grade_class(ctx.submissions, ctx.course, say=log.append, timeout=TIMEOUT, progress=False)
+        survivors = processes_with(daemon_mark(ctx))
+        _, missing = write_report(ctx.course)
+        alone = grade_class(root / "alone", root / "alone_course", say=log.append, timeout=TIMEOUT, progress=False)
+    finally:
+        del os.environ[SEED_VARIABLE]
+        server.shutdown()
+        server.server_close()
+    for pid in processes_with(daemon_mark(ctx)):  # ours, started by the daemon entry: do not leave them running
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    repo_changed = [f"{name}/{p}" for name in REPO_FOLDERS
+                    for p in changed(repo_before[name], tree_hash(ctx.repo / name))]
+    return Run(ctx, rows, missing, alone, repo_changed, changed(submissions_before, tree_hash(ctx.submissions)),
+               survivors, log)
+
+
+def release_points(assignment=A01):
+    nb = nbformat.read(str(RELEASE / assignment / f"{assignment}.ipynb"), as_version=4)
+    return {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader["points"] for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade")}
+
+
+def scores(rows, student):
+    return {r["part"]: (MANUAL if r["needs_manual_grade"] else r["part_score"])
+            for r in rows if r["student_id"] == student and r["assignment"] == A01}
+
+
+def reasons(run, student):
+    """What the report says about this student: verdicts, named mistakes, why it was not graded."""
+    said = [r[k] for r in run.rows if r["student_id"] == student for k in ("verdict", "mistake") if r[k]]
+    return said + [why for s, a, why in run.missing if s == student and a == A01]
+
+
+def test_the_corpus_covers_the_issue_and_every_part():
+    assert len(ENTRIES) >= 25
+    parts = set(release_points())
+    for entry in ENTRIES:
+        assert set(entry.expected) == parts, f"{entry.name}: expectation for {sorted(entry.expected)}"
+    for sid, (expected, _) in CONTROLS.items():
+        assert set(expected) == parts, sid
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_each_entry_gets_exactly_its_expected_scores(run, entry):
+    got = scores(run.rows, entry.name)
+    assert got == pytest.approx(entry.expected), (
+        f"{entry.name} ({entry.about}): got {got}, expected {entry.expected}; report says {reasons(run, entry.name)}")
+
+
+@pytest.mark.parametrize("student", list(CONTROLS) + [e.name for e in ENTRIES])
+def test_every_student_has_a_gradebook_submission_and_a_one_line_reason(run, student):
+    with Gradebook(f"sqlite:///{run.ctx.course / 'gradebook.db'}") as gb:
+        try:
+            gb.find_submission(A01, student)
+        except MissingEntry:
+            pytest.fail(f"{student}: no submission in the gradebook")
+    said = reasons(run, student)
+    assert said, f"{student}: no verdict, named mistake or not-graded reason"
+    assert all("\n" not in s.strip() for s in said), f"{student}: a reason of several lines: {said}"
+    wanted = next((e.reason_has for e in ENTRIES if e.name == student), "")
+    assert not wanted or any(wanted.lower() in s.lower() for s in said), f"{student}: no reason says {wanted!r}: {said}"
+
+
+def test_no_part_is_added_or_reweighted(run):
+    points = release_points()
+    for student in list(CONTROLS) + [e.name for e in ENTRIES]:
+        mine = {r["part"]: r["part_max_score"] for r in run.rows if r["student_id"] == student}
+        assert mine == pytest.approx(points), f"{student}: parts and their points {mine}"
+
+
+def test_controls_get_their_scores_and_are_graded_as_if_alone(run):
+    def seen(rows, student):
+        return sorted((r["part"], r["part_score"], r["part_max_score"], r["needs_manual_grade"], r["mistake"],
+                       r["verdict"]) for r in rows if r["student_id"] == student)
+    for student, (expected, _) in CONTROLS.items():
+        assert scores(run.alone, student) == pytest.approx(expected), f"{student} alone"
+        assert seen(run.rows, student) == seen(run.alone, student), f"{student}: graded differently in the corpus run"
+
+
+def test_nothing_is_written_outside_the_grading_output_folders(run):
+    ctx = run.ctx
+    assert not run.repo_changed, f"the repo changed during grading: {run.repo_changed[:10]}"
+    assert not run.submissions_changed, f"the submissions folder changed: {run.submissions_changed[:10]}"
+    tried = [p for e in ENTRIES if e.canaries for p in e.canaries(ctx)]
+    assert tried, "no entry tries to write a canary"
+    assert not [p for p in tried if os.path.lexists(p)], "canary files were written"
+    pattern = f"{CANARY}_{ctx.token}_*"
+    strays = [p for where in (ctx.repo, Path("/tmp"), ctx.home, ctx.course / "submitted", ctx.course / "release")
+              for p in Path(where).glob(pattern)]
+    strays += list((ctx.course / "submitted").rglob(pattern))
+    assert not strays, f"canary files were written: {strays}"
+
+
+def test_the_gradebook_is_changed_only_by_grading(run):
+    with Gradebook(f"sqlite:///{run.ctx.course / 'gradebook.db'}") as gb:
+        students = {s.id for s in gb.students}
+        assert CANARY_STUDENT not in students
+        assert students == set(CONTROLS) | {e.name for e in ENTRIES}
+        by_hand = [(s.id, g.name, g.manual_score)
+                   for s in gb.students for sub in s.submissions for nb in sub.notebooks for g in nb.grades
+                   if g.manual_score is not None]
+        assert not by_hand, f"grades nobody marked by hand have manual scores: {by_hand[:5]}"
+
+
+def test_no_attack_marker_reaches_a_returned_notebook(run):
+    """An attack prints LEAKED/WROTE when it read or wrote what it must not: never in any output."""
+    found = []
+    for path in sorted((run.ctx.course / "autograded").glob(f"*/{A01}/*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        for c in nb.cells:
+            for o in c.get("outputs", []):
+                text = str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                if LEAKED in text or WROTE in text:
+                    found.append(f"{path.parent.parent.name}: {text.strip()[:200]}")
+    assert not found, found
+
+
+def test_nothing_a_student_started_outlives_grading(run):
+    assert not run.survivors, f"processes still running after grading: {run.survivors}"
