@@ -99,7 +99,9 @@ def answer_key(nb):
 
 def execute(nb, cwd):
     """Run a notebook top to bottom in a fresh kernel and keep its outputs (no timings)."""
-    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
+    # coalesce_streams: a print the kernel flushes in two pieces (it does, on a busy machine)
+    # is one output all the same, so building twice gives the same file.
+    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False, coalesce_streams=True,
                    resources={"metadata": {"path": str(cwd)}}).execute()
     nb.metadata.pop("widgets", None)
     return nb

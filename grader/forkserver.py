@@ -56,7 +56,7 @@ os.dup2(2, 1)  # anything a kernel prints at fd level goes to the grader's stder
 # in a kernel is what wires the inline backend into that kernel's shell.
 import numpy, numpy.random, matplotlib, matplotlib.figure, matplotlib.colors, matplotlib.font_manager
 import matplotlib.backends.backend_agg, PIL.Image
-import IPython, ipykernel.kernelapp, ipykernel.ipkernel, ipykernel.zmqshell, zmq, tornado
+import IPython, ipykernel.kernelapp, ipykernel.ipkernel, ipykernel.iostream, ipykernel.zmqshell, zmq, tornado
 
 config = json.loads(sys.argv[1])
 libc = ctypes.CDLL(None, use_errno=True)
@@ -90,7 +90,36 @@ def kernel(uid, connection_file):
     sys.argv = ["ipykernel_launcher", "-f", connection_file] + config["kernel_args"]
     app = ipykernel.kernelapp.IPKernelApp.instance()
     app.initialize(sys.argv[1:])
+    limit_output(app.shell, config["output_limit"])
     app.start()
+
+def limit_output(shell, limit):
+    """At most `limit` characters of stdout and of stderr per cell; the rest is dropped, with a note.
+
+    100 MB of prints would otherwise cost the grader seconds of messages for output nbgrader
+    truncates anyway, long enough on a busy machine for the cell to time out. (Not a
+    security boundary: the kernel is the student's. It keeps honest floods cheap.)
+    """
+    streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, ipykernel.iostream.OutStream)]
+    for stream in streams:
+        stream.course_written = 0
+        write = stream.write
+
+        def capped(text, stream=stream, write=write):
+            room = limit - stream.course_written
+            stream.course_written += len(text)
+            if room <= 0:
+                return len(text)
+            if len(text) > room:
+                write(text[:room])
+                return write(f"\n[output cut: more than {limit} characters in one cell]\n")
+            return write(text)
+        stream.write = capped
+
+    def reset():
+        for stream in streams:
+            stream.course_written = 0
+    shell.events.register("pre_execute", reset)
 
 def spawn(uid, connection):
     home, run = dirs(uid)
@@ -174,6 +203,7 @@ class Zygote:
                    "RLIMIT_NOFILE": self.sandbox.open_files_limit, "RLIMIT_CORE": 0}
         config = {"rlimits": {k: v for k, v in rlimits.items() if v or k == "RLIMIT_CORE"},
                   "run_dir": KERNEL_RUN_DIR,
+                  "output_limit": 1_000_000,
                   # as nbgrader's Execute starts kernels: no history database
                   "kernel_args": ["--HistoryManager.hist_file=:memory:"]}
         cmd = self.sandbox.sandbox_command([sys.executable, "-c", ZYGOTE, json.dumps(config)], zygote=True)

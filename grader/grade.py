@@ -123,7 +123,6 @@ def print_table(rows, missing=(), out=sys.stdout):
 def check_sandbox(unsandboxed=False):
     """Refuse to grade strangers' code without a sandbox, unless told to in so many words."""
     if unsandboxed:
-        os.environ["COURSE_UNSANDBOXED"] = "1"  # read by nbgrader_config.py in the nbgrader processes
         return "unsandboxed (--unsandboxed): student code runs as this user, with this user's access"
     from .sandbox import sandbox_available
     ok, why = sandbox_available()
@@ -153,9 +152,9 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     for assignment in assignments:
         ensure_released(course, assignment)
     timeout = timeout or 60
-    env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex}
-    if unsandboxed:
-        env["COURSE_UNSANDBOXED"] = "1"
+    # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.
+    env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex,
+           "COURSE_UNSANDBOXED": "1" if unsandboxed else "0"}
     if serial:
         for assignment in assignments:
             say(f"grade: nbgrader autograde {assignment} ...")
@@ -234,7 +233,6 @@ def plan(course, assignment, student, notebook, path):
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
                   notebook_timeout, progress):
     """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
-    os.environ.update(env)  # the same run id and timeout as the nbgrader processes below
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
     pool = None
@@ -282,7 +280,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
             else:
                 if "error" in result:
-                    store(where, key, error=result["error"])
+                    store(where, key, error=result["error"], run=env[RUN_VARIABLE])
                 else:
                     store(where, key, nbformat.reads(result["notebook"], as_version=4))
             bar.update()

@@ -143,11 +143,11 @@ def cache_path(root, student, assignment, notebook):
     return os.path.join(root, "executed", student, assignment, notebook + ".ipynb")
 
 
-def store(path, key, nb=None, error=None):
-    """Keep an executed notebook (or the error it ended in) under its key; atomic, so a kill loses nothing."""
+def store(path, key, nb=None, error=None, run=None):
+    """Keep an executed notebook (or the error it ended in, for this run) under its key; atomic."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     entry = nbformat.v4.new_notebook() if nb is None else copy.deepcopy(nb)
-    entry.metadata["course_execution"] = {"key": key, "error": error, "run": os.environ.get(RUN_VARIABLE)}
+    entry.metadata["course_execution"] = {"key": key, "error": error, "run": run or os.environ.get(RUN_VARIABLE)}
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         nbformat.write(entry, f)

@@ -304,8 +304,8 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
         if not _right_on_the_book_case(probe, mistake, cases):
-            return Verdict(0.0, points, f"{what}: " + _explain(cases, reasons) + ". Right on the book's case "
-                           "only, whose answer the notebook prints: that alone earns nothing", BOOK_ONLY)
+            return Verdict(0.0, points, f"{what}: " + _explain(cases, reasons) + ". It is right on the book's "
+                           "case only, whose answer the notebook prints: that alone earns nothing", BOOK_ONLY)
 
     if probe.marks:
         share = probe.marks(cases, reasons)

@@ -62,8 +62,10 @@ def _tell_tales(value):
         return [value] if len(value) >= 12 else []  # a fresh sentence; single words appear anywhere
     if isinstance(value, list):
         return [t for v in value[:4] for t in _tell_tales(v)]
+    # 8 decimals, numpy's own printing: at 6, a student's own printed numbers (thousands of them
+    # in some feedback) share the first digits of a fresh input now and then by chance.
     numbers = np.ravel(np.asarray(value, dtype=float))[:4]
-    return [f"{x:.6f}" for x in numbers if abs(x) > 1e-3]
+    return [f"{x:.8f}" for x in numbers if abs(x) > 1e-3]
 
 
 def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
@@ -101,7 +103,4 @@ def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
     monkeypatch.setattr(grader.sandbox, "sandbox_available", lambda: (False, "bubblewrap is not installed"))
     with pytest.raises(SystemExit, match=r"(?s)bubblewrap is not installed.*--unsandboxed"):
         check_sandbox()
-    monkeypatch.delenv("COURSE_UNSANDBOXED", raising=False)
     assert "unsandboxed" in check_sandbox(unsandboxed=True)
-    assert os.environ["COURSE_UNSANDBOXED"] == "1"
-    monkeypatch.delenv("COURSE_UNSANDBOXED")
