@@ -24,10 +24,9 @@ its own directory) and its pid namespace (/proc lists the other kernels'
 processes, owned by other uids). Needs the grader to run as root; otherwise use
 SandboxedKernelManager (one bubblewrap per kernel).
 
-Use: ``ForkedExecute`` (nbgrader's Execute) in a process that has called nothing
-else; each process gets its own zygote on first use.
+Use: ``ForkedExecute`` (nbgrader's Execute); each process gets its own zygote on
+first use. ``python -m grader.sandbox`` times a forked kernel's start-up too.
 """
-import asyncio
 import fcntl
 import json
 import os
@@ -382,26 +381,3 @@ class ForkedExecute(Execute):
         kwargs.setdefault("kernel_manager_class", ForkedKernelManager)
         kwargs.setdefault("shutdown_kernel", "immediate")
         super().__init__(*args, **kwargs)
-
-
-async def _time_start(rounds):
-    import time
-    times = []
-    for _ in range(rounds):
-        km = ForkedKernelManager(kernel_name="python3")
-        t0 = time.perf_counter()
-        await km.start_kernel()
-        kc = km.client()
-        kc.start_channels()
-        try:
-            await kc.wait_for_ready(timeout=60)
-            times.append(time.perf_counter() - t0)
-        finally:
-            kc.stop_channels()
-            await km.shutdown_kernel(now=True)
-    return times
-
-
-if __name__ == "__main__":
-    ts = asyncio.run(_time_start(5))
-    print("forked kernel start-up to first reply:", " ".join(f"{t:.3f}" for t in ts), "s")
