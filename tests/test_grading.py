@@ -104,3 +104,20 @@ def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
     with pytest.raises(SystemExit, match=r"(?s)bubblewrap is not installed.*--unsandboxed"):
         check_sandbox()
     assert "unsandboxed" in check_sandbox(unsandboxed=True)
+
+
+def test_nbgrader_export_reads_the_gradebook_grading_wrote(graded):
+    """The parallel run records through nbgrader, so nbgrader's own export sees every submission."""
+    import csv
+    import io
+    course, rows = graded
+    nbgrader = Path(sys.executable).with_name("nbgrader")
+    out = course / "export.csv"
+    subprocess.run([str(nbgrader), "export", "--to", str(out)], cwd=course, check=True, capture_output=True)
+    exported = {(r["student_id"], r["assignment"]): float(r["raw_score"])
+                for r in csv.DictReader(io.StringIO(out.read_text()))}
+    assert set(STUDENTS) <= set(exported)  # (export lists every student for every assignment)
+    for (student, assignment), score in exported.items():
+        mine = sum(r["part_score"] or 0 for r in rows if (r["student_id"], r["assignment"]) == (student, assignment))
+        assert score == pytest.approx(mine), (student, assignment)
+        assert score == 0 or (student, assignment) in STUDENTS
