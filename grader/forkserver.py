@@ -39,7 +39,7 @@ import threading
 from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 
-from .sandbox import KERNEL_RUN_DIR, SandboxedKernelManager, _children
+from .sandbox import KERNEL_RUN_DIR, SandboxedKernelManager, _children, uids_running
 
 # The zygote's program. It reads one JSON request per line on fd 0 and answers one
 # JSON line on fd 1; its kernels must never write there, so it moves both away first.
@@ -249,7 +249,7 @@ class Zygote:
             except BlockingIOError:
                 os.close(fd)
                 continue
-            if uid in _uids_running():  # left over from a grader that died: not this one
+            if uid in uids_running():  # left over from a grader that died: not this one
                 os.close(fd)
                 continue
             self._uids[uid] = fd
@@ -283,17 +283,6 @@ class Zygote:
 _zygote = None
 _zygote_lock = threading.Lock()
 UID_LOCKS = os.path.join(tempfile.gettempdir(), "course-kernel-uids")  # one lock file per uid in use
-
-
-def _uids_running():
-    uids = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                uids.add(os.stat(f"/proc/{entry}").st_uid)
-            except OSError:
-                pass
-    return uids
 
 
 def zygote():

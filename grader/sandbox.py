@@ -308,13 +308,7 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def _pick_uid(self):
         """A uid from the range that no running process and no kernel of ours uses."""
-        busy = set()
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    busy.add(os.stat(f"/proc/{entry}").st_uid)
-                except OSError:
-                    pass
+        busy = uids_running()
         with self._uids_lock:
             for _ in range(1000):
                 uid = self.uid_range_start + secrets.randbelow(self.uid_range_size)
@@ -567,6 +561,18 @@ class _Bwrap:
             self.args += ["--size", str(size)]
         self.args += ["--perms", perms, "--tmpfs", dest]
         self._dirs.add(dest)
+
+
+def uids_running():
+    """The uids of every running process, from /proc."""
+    uids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                uids.add(os.stat(f"/proc/{entry}").st_uid)
+            except OSError:
+                pass
+    return uids
 
 
 def _children():
