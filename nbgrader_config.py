@@ -5,11 +5,10 @@ nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
 import os
 
-from grader.nbgrader_plugin import SANITIZE, InjectProbes, SealVerdicts, cached
+from grader.nbgrader_plugin import SANITIZE, CheckCellMetadataQuickly, InjectProbes, SealVerdicts, cached
 from grader.sandbox import SandboxedExecute
 from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute, IgnorePattern,
-                                    LimitOutput, SaveAutoGrades)
+from nbgrader.preprocessors import AssignLatePenalties, Execute, IgnorePattern, LimitOutput, SaveAutoGrades
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -44,7 +43,7 @@ c.Autograde.autograde_preprocessors = [
     LimitOutput,
     SaveAutoGrades,
     AssignLatePenalties,
-    CheckCellMetadata,
+    CheckCellMetadataQuickly,  # nbgrader's CheckCellMetadata, its schema compiled once
 ]
 # Seconds per cell; `python -m grader grade --timeout` sets COURSE_CELL_TIMEOUT.
 c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)

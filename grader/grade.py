@@ -27,16 +27,19 @@ gradebook (inputs are drawn from the course's secret, the student and the notebo
 --serial skips steps 1 and 2: stock `nbgrader autograde`, one notebook at a time.
 """
 import concurrent.futures
+import json
 import os
 import subprocess
 import sys
 import uuid
 import warnings
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.preprocessors import CheckCellMetadata
+from nbgrader.preprocessors import OverwriteCells
 from tqdm import tqdm
 
 from . import report
@@ -223,17 +226,70 @@ def submitted_notebooks(course, assignment):
                 yield student.name, name, path
 
 
-def plan(course, assignment, student, notebook, path):
-    """The notebook exactly as `nbgrader autograde` will run it: sanitized by nbgrader, probes in."""
+def plan(course, assignment, student, notebook, path, cells=None):
+    """The notebook exactly as `nbgrader autograde` will run it: sanitized by nbgrader, probes in.
+
+    cells: the assignment's AssignmentCells, read once for all its notebooks (else read here).
+    """
+    db_url = f"sqlite:///{course / 'gradebook.db'}"
     resources = {"nbgrader": {"notebook": notebook, "assignment": assignment, "student": student,
-                              "db_url": f"sqlite:///{course / 'gradebook.db'}", "course_id": COURSE_ID}}
+                              "db_url": db_url, "course_id": COURSE_ID}}
     nb = nbformat.read(path, as_version=4)  # as nbconvert reads it for nbgrader
     for preprocessor in SANITIZE:
-        if preprocessor is CheckCellMetadata:
-            continue  # it only validates (at 0.09 s a notebook); nbgrader's own run still does
+        if preprocessor is OverwriteCells:
+            preprocessor = partial(OverwriteCellsOnce, cells=cells or AssignmentCells(db_url, assignment))
         nb, resources = preprocessor()(nb, resources)
     nb, resources = InjectProbes()(nb, resources)
     return nb
+
+
+class AssignmentCells:
+    """An assignment's source and graded cells, read from the gradebook once.
+
+    nbgrader's OverwriteCells opens the gradebook for every notebook and queries it
+    for every graded cell (0.08 s a notebook), though the answers are the same for
+    every student. This answers the same two questions from memory.
+    """
+
+    FIELDS = ("name", "cell_type", "locked", "checksum", "source", "max_score")
+
+    def __init__(self, db_url, assignment):
+        self.assignment = assignment
+        self.source, self.graded = {}, {}
+        with Gradebook(db_url) as gb:
+            for notebook in gb.find_assignment(assignment).notebooks:
+                for table, cells in ((self.source, notebook.source_cells),
+                                     (self.graded, notebook.grade_cells + notebook.task_cells)):
+                    for cell in cells:
+                        table[cell.name, notebook.name] = SimpleNamespace(
+                            **{f: getattr(cell, f, None) for f in self.FIELDS})
+
+    def _find(self, table, name, notebook, assignment):
+        if assignment != self.assignment or (name, notebook) not in table:
+            raise MissingEntry()
+        return table[name, notebook]
+
+    def find_source_cell(self, name, notebook, assignment):
+        return self._find(self.source, name, notebook, assignment)
+
+    def find_graded_cell(self, name, notebook, assignment):
+        return self._find(self.graded, name, notebook, assignment)
+
+
+class OverwriteCellsOnce(OverwriteCells):
+    """nbgrader's OverwriteCells, asking AssignmentCells instead of the gradebook."""
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        self.cells = cells
+
+    def preprocess(self, nb, resources):
+        if self.add_missing_cells:
+            raise ValueError("the plan does not put back missing cells (see SANITIZE)")
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.gradebook = self.cells
+        return super(OverwriteCells, self).preprocess(nb, resources)  # nbgrader's, cell by cell
 
 
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
@@ -253,9 +309,10 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.
         for assignment in assignments:
+            cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
             for student, notebook, path in submitted_notebooks(course, assignment):
                 try:
-                    nb = plan(course, assignment, student, notebook, path)
+                    nb = plan(course, assignment, student, notebook, path, cells)
                 except Exception:
                     unreadable += 1  # nbgrader autograde says why, for this student, in the report
                     continue
@@ -266,7 +323,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                     continue
                 if pool is None:
                     pool = parallel.Pool(workers, mode, scheduler)
-                task = {"notebook": nbformat.writes(nb), "timeout": timeout,
+                task = {"notebook": json.dumps(nb, ensure_ascii=False), "timeout": timeout,
                         "notebook_timeout": notebook_timeout, "mode": mode}
                 futures[pool.submit(task)] = (assignment, where, key)
                 remaining[assignment] += 1
@@ -288,7 +345,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 if "error" in result:
                     store(where, key, error=result["error"], run=env[RUN_VARIABLE])
                 else:
-                    store(where, key, nbformat.reads(result["notebook"], as_version=4))
+                    store(where, key, json.loads(result["notebook"]))
             bar.update()
             remaining[assignment] -= 1
             if remaining[assignment] == 0:

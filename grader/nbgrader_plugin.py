@@ -18,17 +18,21 @@ what the student saw (hidden tests removed), so the autograded notebook and the
 feedback made from it hold verdicts only: no hidden code, inputs or references.
 """
 import copy
+import functools
 import hashlib
 import json
 import os
 import secrets
+import traceback
 from urllib.parse import urlparse
 
+import jsonschema
 import nbformat
 import numpy as np
 from nbgrader import utils
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbgrader.nbgraderformat import MetadataValidator
+from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
                                     NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec)
 
@@ -144,23 +148,30 @@ def cache_path(root, student, assignment, notebook):
 
 
 def store(path, key, nb=None, error=None, run=None):
-    """Keep an executed notebook (or the error it ended in, for this run) under its key; atomic."""
+    """Keep an executed notebook (or the error it ended in, for this run) under its key; atomic.
+
+    The entry is compact JSON, not nbformat.write's: no schema validation and no indent,
+    which sends json onto its pure-Python encoder (0.04 s for a notebook of probes).
+    It is still a notebook nbformat reads, and only this module reads it back.
+    """
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    entry = nbformat.v4.new_notebook() if nb is None else copy.deepcopy(nb)
-    entry.metadata["course_execution"] = {"key": key, "error": error, "run": run or os.environ.get(RUN_VARIABLE)}
+    entry = dict(nbformat.v4.new_notebook() if nb is None else nb)  # nb itself is left as it is
+    entry["metadata"] = dict(entry.get("metadata", {}), course_execution={
+        "key": key, "error": error, "run": run or os.environ.get(RUN_VARIABLE)})
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        nbformat.write(entry, f)
+        json.dump(entry, f, ensure_ascii=False)
     os.replace(tmp, path)
 
 
 def load(path, key):
     """The cached entry for key: (notebook, error), or None."""
     try:
-        entry = nbformat.read(path, as_version=4)
-    except (OSError, ValueError):
+        with open(path, encoding="utf-8") as f:
+            entry = nbformat.from_dict(json.load(f))
+        meta = entry.metadata.get("course_execution", {})
+    except (OSError, ValueError, AttributeError):
         return None
-    meta = entry.metadata.get("course_execution", {})
     if meta.get("key") != key:
         return None
     if meta.get("error") and meta.get("run") != os.environ.get(RUN_VARIABLE):
@@ -222,12 +233,57 @@ class DeduplicateIdsSafely(DeduplicateIds):
         return nb, resources
 
 
+class _SchemaCheckedOnce(BaseMetadataValidator):
+    """nbgrader's metadata check with its schema compiled once (see CheckCellMetadataQuickly)."""
+
+    def validate_cell(self, cell):
+        meta = cell.metadata.get("nbgrader")
+        if meta is None or meta.get("schema_version", 0) != self.schema_version:
+            return super().validate_cell(cell)  # nbgrader's own answer: nothing to check, or a version error
+        # What jsonschema.validate does, minus checking the schema itself on every call.
+        error = jsonschema.exceptions.best_match(_compiled_schema(self.schema_version).iter_errors(meta))
+        if error is not None:
+            raise error
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_schema(version):
+    schema = MetadataValidator().schema
+    assert MetadataValidator().schema_version == version
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+class _QuickMetadataValidator(MetadataValidator, _SchemaCheckedOnce):
+    pass
+
+
+class CheckCellMetadataQuickly(CheckCellMetadata):
+    """nbgrader's CheckCellMetadata: the same checks and errors, at a fifth of the cost.
+
+    nbgrader validates each cell's metadata with jsonschema.validate, which first
+    checks the schema itself, every cell, every notebook: 80% of the 0.03 s it
+    takes a notebook, and nbgrader's autograde runs it twice per notebook.
+    """
+
+    def preprocess(self, nb, resources):
+        try:
+            _QuickMetadataValidator().validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."
+            self.log.error(msg)
+            raise ValidationError(msg)
+        return nb, resources
+
+
 # What nbgrader's autograde does to a submission before running it (its sanitizing pass);
 # nbgrader_config.py sets it, and `grade` plans each notebook with the same list.
 # (Not OverwriteCells' add_missing_cells, which would put back a deleted test cell: in nbgrader
 # 0.9.6 it fails with a KeyError when the cell before it is not a graded one, and the
 # notebook is then not graded at all. A deleted test cell scores zero instead: see grade.py.)
-SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadataQuickly]
 
 
 class SurviveKernelDeath:

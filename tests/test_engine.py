@@ -2,6 +2,8 @@
 kill-and-resume, and the Dask path. (Whole-class scores: test_grading.py; serial vs parallel:
 test_benchmark.py.)"""
 import asyncio
+import copy as copy_module
+import json
 import os
 import signal
 import subprocess
@@ -222,3 +224,78 @@ def test_plan_is_what_nbgrader_runs(one_assignment, tmp_path, monkeypatch):
     ran = log.count("Autograding ")
     assert ran == sum(a == ASSIGNMENT for _, a in STUDENTS)
     assert log.count("executed before, same cells") == ran
+
+
+# ----------------------------------------------------------------------------- the plan does what nbgrader does
+
+def _tampered(nb):
+    """The release notebook, and copies edited the ways a student's notebook can be: name -> notebook."""
+    def edit(change):
+        copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+        change(copy.cells, {c.metadata.nbgrader["grade_id"]: c for c in copy.cells if "nbgrader" in c.metadata})
+        return copy
+
+    def set_meta(cell, **meta):
+        return lambda cells, by_id: by_id[cell].metadata.nbgrader.update(meta)
+
+    return {
+        "as released": nb,
+        "points as text": edit(set_meta("test_softmax", points="three")),
+        "points raised": edit(set_meta("test_softmax", points=99)),
+        "no grade id": edit(lambda cells, by_id: by_id["test_softmax"].metadata.nbgrader.pop("grade_id")),
+        "an extra key": edit(set_meta("test_softmax", bonus=True)),
+        "an unknown grade id": edit(set_meta("test_softmax", grade_id="test_bonus")),
+        "an old schema": edit(set_meta("test_softmax", schema_version=1)),
+        "a newer schema": edit(set_meta("test_softmax", schema_version=9)),
+        "unlocked": edit(set_meta("test_self_attention", locked=False)),
+        "a hidden test edited": edit(lambda cells, by_id: setattr(by_id["test_self_attention"], "source", "pass")),
+        "a test cell made markdown": edit(lambda cells, by_id: by_id["test_softmax"].update(
+            cell_type="markdown", attachments={}) or by_id["test_softmax"].pop("outputs")
+            or by_id["test_softmax"].pop("execution_count")),
+        "a duplicate grade id": edit(lambda cells, by_id: cells.append(copy_module.deepcopy(by_id["test_softmax"]))),
+        "a written answer not graded": edit(set_meta("why_extreme", grade=False)),
+    }
+
+
+def _outcome(function, nb):
+    try:
+        return function(nb)
+    except Exception as e:
+        return type(e).__name__, str(e)
+
+
+def test_the_quick_metadata_check_says_what_nbgraders_says():
+    from nbgrader.nbgraderformat import MetadataValidator
+    from grader.nbgrader_plugin import _QuickMetadataValidator
+    release = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    outcomes = {}
+    for name, nb in _tampered(release).items():
+        theirs = _outcome(MetadataValidator().validate_nb, nb)
+        ours = _outcome(_QuickMetadataValidator().validate_nb, nb)
+        assert ours == theirs, name
+        outcomes[name] = ours
+    assert outcomes["as released"] is None
+    refused = [name for name, outcome in outcomes.items() if outcome is not None]
+    assert {"points as text", "no grade id", "an extra key", "an old schema", "a newer schema",
+            "a duplicate grade id", "a written answer not graded"} <= set(refused)
+
+
+def test_the_plan_overwrites_cells_as_nbgrader_does(tmp_path):
+    from nbgrader.preprocessors import OverwriteCells
+    from grader.grade import AssignmentCells, OverwriteCellsOnce, ensure_released, prepare
+    course = tmp_path / "course"
+    prepare(course)
+    ensure_released(course, ASSIGNMENT)
+    db_url = f"sqlite:///{course / 'gradebook.db'}"
+    cells = AssignmentCells(db_url, ASSIGNMENT)
+    release = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    changed = 0
+    for name, nb in _tampered(release).items():
+        resources = {"nbgrader": {"notebook": ASSIGNMENT, "assignment": ASSIGNMENT, "student": "s",
+                                  "db_url": db_url}}
+        copy = lambda: nbformat.from_dict(json.loads(json.dumps(nb)))  # noqa: E731
+        theirs = _outcome(lambda n: OverwriteCells()(n, resources)[0], copy())
+        ours = _outcome(lambda n: OverwriteCellsOnce(cells=cells)(n, resources)[0], copy())
+        assert ours == theirs, name
+        changed += theirs != nb
+    assert changed >= 4  # points, grade id, lock and hidden test put back: the comparison saw real work
