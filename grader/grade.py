@@ -154,13 +154,13 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
         assignments = take_in(submissions, course, only, say).assignments
     except IntakeError as e:
         raise SystemExit(f"grade: {e}")
-    for assignment in assignments:
-        ensure_released(course, assignment)
     timeout = timeout or 60
     # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.
     env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex,
            "COURSE_UNSANDBOXED": "1" if unsandboxed else "0"}
     if serial:
+        for assignment in assignments:
+            ensure_released(course, assignment)
         for assignment in assignments:
             say(f"grade: nbgrader autograde {assignment} ...")
             if nbgrader(course, "autograde", assignment, "--force", env=env) != 0:
@@ -306,9 +306,14 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     def record(assignment):
         recording.append((assignment, nbgrader(course, "autograde", assignment, "--force", wait=False, env=env)))
 
+    # nbgrader's generate_assignment takes seconds an assignment: they run one after another
+    # in the background, and each assignment is planned as soon as it is in the gradebook.
+    releasing = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    released = {a: releasing.submit(ensure_released, course, a) for a in assignments}
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.
         for assignment in assignments:
+            released[assignment].result()
             cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
             for student, notebook, path in submitted_notebooks(course, assignment):
                 try:
@@ -352,6 +357,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 record(assignment)
         bar.close()
     finally:
+        releasing.shutdown(cancel_futures=True)
         if pool is not None:
             pool.close()
     for assignment, process in recording:

@@ -168,7 +168,7 @@ def load(path, key):
     """The cached entry for key: (notebook, error), or None."""
     try:
         with open(path, encoding="utf-8") as f:
-            entry = nbformat.from_dict(json.load(f))
+            entry = nbformat.v4.reads(f.read())  # this module's own JSON: not validated again
         meta = entry.metadata.get("course_execution", {})
     except (OSError, ValueError, AttributeError):
         return None
