@@ -1,7 +1,7 @@
 """Benchmark: grade one synthetic class with plain serial `nbgrader autograde` and with this grader, side by side.
 
     python -m benchmarks.grade_class [--students 100] [--assignments all|A,B] [--workers N]
-                                     [--timeout 10] [--out DIR] [--seed 1] [--profile]
+                                     [--timeout 10] [--out DIR] [--seed 1] [--profile] [--cprofile]
 
 1. writes a synthetic class (benchmarks/synthetic_class.py) to OUT/submissions;
 2. grades it twice, each into its own fresh course directory, with the same
@@ -11,10 +11,13 @@
 3. compares part_score and needs_manual_grade of every (student, assignment, part)
    in the two gradebooks, prints every difference and exits 1 if there is one;
 4. prints the machine, notebooks graded, wall seconds and notebooks per second for
-   both, and the ratio; with --profile, where this grader's main process spends time
-   (cProfile, also saved to OUT/parallel.pstats).
+   both, and the ratio; with --profile, the CPU seconds of each kind of process in
+   both runs (kernels, nbgrader, workers, this process: benchmarks/cpu_by_process.py);
+   with --cprofile, where this grader's main process spends time (cProfile, also
+   saved to OUT/parallel.pstats).
 """
 import argparse
+import contextlib
 import cProfile
 import io
 import os
@@ -35,6 +38,7 @@ from grader.grade import grade_class
 from grader.nbgrader_plugin import SEED_VARIABLE
 
 from . import synthetic_class
+from .cpu_by_process import CpuByProcess
 
 
 @dataclass
@@ -43,7 +47,8 @@ class Run:
     course: Path
     seconds: float
     rows: list            # grader.report.collect(course): a row per student, assignment and part
-    profile: object = None  # cProfile.Profile of the run, with --profile
+    profile: object = None  # cProfile.Profile of the run, with --cprofile
+    cpu: object = None      # CpuByProcess of the run, with --profile
 
 
 def machine():
@@ -59,22 +64,24 @@ def load():
     return "load average %.1f %.1f %.1f (1, 5, 15 min)" % os.getloadavg()
 
 
-def grade(name, submissions, course, profile=False, **options):
+def grade(name, submissions, course, profile=False, cprofile=False, **options):
     """Grade the class into course with grade_class(**options); time it (and profile it if asked)."""
     say = lambda *args: print(f"  [{name}]", *args, flush=True)  # noqa: E731
-    profiler = cProfile.Profile() if profile else None
+    profiler = cProfile.Profile() if cprofile else None
+    cpu = CpuByProcess() if profile else contextlib.nullcontext()
     start = time.perf_counter()
-    if profiler:
-        profiler.enable()
-    try:
-        grade_class(submissions, course, say=say, **options)
-    finally:
+    with cpu:
         if profiler:
-            profiler.disable()
+            profiler.enable()
+        try:
+            grade_class(submissions, course, say=say, **options)
+        finally:
+            if profiler:
+                profiler.disable()
     seconds = time.perf_counter() - start
     # Both runs are read back from their gradebooks by the same code (not grade_class's return
     # value), so a difference can only come from what the grading wrote.
-    return Run(name, Path(course), seconds, report.collect(course), profiler)
+    return Run(name, Path(course), seconds, report.collect(course), profiler, cpu if profile else None)
 
 
 def scores(rows):
@@ -118,7 +125,7 @@ def profile_summary(profiler, path, top=25):
     return text.getvalue().strip()
 
 
-def benchmark(out, plan, workers=None, timeout=10, profile=False):
+def benchmark(out, plan, workers=None, timeout=10, profile=False, cprofile=False):
     """Write the class, grade it both ways into fresh course directories; returns (parallel run, plain run)."""
     out = Path(out)
     print(f"class: {synthetic_class.describe(plan)} -> {out / 'submissions'}", flush=True)
@@ -126,8 +133,9 @@ def benchmark(out, plan, workers=None, timeout=10, profile=False):
     only = sorted({e.assignment for e in plan})
     # This grader goes first: plain nbgrader then runs with the disk cache already warm,
     # which can only flatter it, so the ratio printed is if anything too low.
-    fast = grade("parallel", submissions, out / "parallel", profile, only=only, workers=workers, timeout=timeout)
-    plain = grade("plain", submissions, out / "plain", only=only, serial=True, timeout=timeout)
+    fast = grade("parallel", submissions, out / "parallel", profile, cprofile, only=only, workers=workers,
+                 timeout=timeout)
+    plain = grade("plain", submissions, out / "plain", profile, only=only, serial=True, timeout=timeout)
     return fast, plain
 
 
@@ -140,7 +148,10 @@ def main(argv=None):
     parser.add_argument("--out", help="an empty or new folder for the class and both course directories "
                                       "(default: a new temporary folder, kept)")
     parser.add_argument("--seed", type=int, default=1, help="fixes the class's mix (default 1)")
-    parser.add_argument("--profile", action="store_true", help="profile this grader's main process")
+    parser.add_argument("--profile", action="store_true",
+                        help="where the CPU goes in both runs, by kind of process (benchmarks/cpu_by_process.py)")
+    parser.add_argument("--cprofile", action="store_true",
+                        help="also cProfile this grader's main process (it slows that process down)")
     args = parser.parse_args(argv)
 
     if args.students < 1:
@@ -157,7 +168,7 @@ def main(argv=None):
     print(machine())
     print(f"class seed {args.seed}; grading seed {SEED_VARIABLE}={os.environ[SEED_VARIABLE]}; "
           f"cell timeout {args.timeout} s; workers {args.workers or 'default'}", flush=True)
-    fast, plain = benchmark(out, plan, args.workers, args.timeout, args.profile)
+    fast, plain = benchmark(out, plan, args.workers, args.timeout, args.profile, args.cprofile)
 
     n = len(plan)
     print(f"\n{'':10}{'notebooks':>10}{'in gradebook':>14}{'wall s':>10}{'notebooks/s':>13}")
@@ -167,6 +178,10 @@ def main(argv=None):
     print(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde")
     print(f"after both runs: {load()}")
 
+    for run in (plain, fast):
+        if run.cpu:
+            print(f"\n{run.name}: where the CPU went ({os.cpu_count()} cores x {run.seconds:.0f} s wall)\n"
+                  f"{run.cpu.table(n, run.seconds)}")
     if fast.profile:
         # cProfile sees the thread that called grade_class: waiting on workers shows as lock acquires.
         print(f"\nprofile of this grader's main process (its main thread; workers not included):\n"

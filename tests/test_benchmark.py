@@ -115,3 +115,17 @@ def test_bad_arguments_are_refused_with_a_message(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_cpu_by_process_counts_what_a_process_burns_after_it_starts_watching():
+    import subprocess
+    import sys
+    from benchmarks.cpu_by_process import CpuByProcess
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass"
+    with CpuByProcess(every=0.05) as cpu:
+        subprocess.run([sys.executable, "-c", burn], check=True)
+        sum(i * i for i in range(2_000_000))  # this process's own share
+    totals = cpu.totals()
+    assert totals["other processes"] >= 0.5
+    assert totals["this process (plan, keep results, progress)"] > 0
+    assert "all" in cpu.table(notebooks=1, wall=1.0)
