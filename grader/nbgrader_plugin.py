@@ -241,15 +241,15 @@ class _SchemaCheckedOnce(BaseMetadataValidator):
         if meta is None or meta.get("schema_version", 0) != self.schema_version:
             return super().validate_cell(cell)  # nbgrader's own answer: nothing to check, or a version error
         # What jsonschema.validate does, minus checking the schema itself on every call.
-        error = jsonschema.exceptions.best_match(_compiled_schema(self.schema_version).iter_errors(meta))
+        error = jsonschema.exceptions.best_match(_compiled_schema().iter_errors(meta))
         if error is not None:
             raise error
 
 
 @functools.lru_cache(maxsize=None)
-def _compiled_schema(version):
+def _compiled_schema():
+    """nbgrader's metadata schema (the current version: the only one validate_cell checks here), compiled."""
     schema = MetadataValidator().schema
-    assert MetadataValidator().schema_version == version
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
