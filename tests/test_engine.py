@@ -238,6 +238,10 @@ def _tampered(nb):
     def set_meta(cell, **meta):
         return lambda cells, by_id: by_id[cell].metadata.nbgrader.update(meta)
 
+    def to_markdown(cell):  # what Jupyter's "change cell type" does: a markdown cell has no outputs
+        cell.update(cell_type="markdown", attachments={})
+        del cell["outputs"], cell["execution_count"]
+
     return {
         "as released": nb,
         "points as text": edit(set_meta("test_softmax", points="three")),
@@ -249,9 +253,7 @@ def _tampered(nb):
         "a newer schema": edit(set_meta("test_softmax", schema_version=9)),
         "unlocked": edit(set_meta("test_self_attention", locked=False)),
         "a hidden test edited": edit(lambda cells, by_id: setattr(by_id["test_self_attention"], "source", "pass")),
-        "a test cell made markdown": edit(lambda cells, by_id: by_id["test_softmax"].update(
-            cell_type="markdown", attachments={}) or by_id["test_softmax"].pop("outputs")
-            or by_id["test_softmax"].pop("execution_count")),
+        "a test cell made markdown": edit(lambda cells, by_id: to_markdown(by_id["test_softmax"])),
         "a duplicate grade id": edit(lambda cells, by_id: cells.append(copy_module.deepcopy(by_id["test_softmax"]))),
         "a written answer not graded": edit(set_meta("why_extreme", grade=False)),
     }

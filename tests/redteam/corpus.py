@@ -433,20 +433,21 @@ def _extra_files(folder, ctx):
     (here / ".hidden").write_text("x")
 
 
-def _edited_key(edit):
+def _edited(base, edit):
+    """An entry that hands in `base()` (the key or the wrong notebook) after `edit` changed it."""
     def make(ctx):
-        nb = key_notebook()
+        nb = base()
         edit(nb)
         return nb
     return writes(make)
+
+
+def _edited_key(edit):
+    return _edited(key_notebook, edit)
 
 
 def _edited_wrong(edit):
-    def make(ctx):
-        nb = wrong_notebook()
-        edit(nb)
-        return nb
-    return writes(make)
+    return _edited(wrong_notebook, edit)
 
 
 def _duplicated(nb):
