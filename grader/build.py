@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 from nbgrader import utils
 
 from . import notebook_values
@@ -101,8 +102,13 @@ def execute(nb, cwd):
     """Run a notebook top to bottom in a fresh kernel and keep its outputs (no timings)."""
     # coalesce_streams: a print the kernel flushes in two pieces (it does, on a busy machine)
     # is one output all the same, so building twice gives the same file.
-    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False, coalesce_streams=True,
-                   resources={"metadata": {"path": str(cwd)}}).execute()
+    # ipc transport: the kernel talks over local sockets, not TCP on localhost (ipykernel warns
+    # about unencrypted TCP, once a notebook, in the build's output). The socket path must be
+    # absolute: the kernel runs in cwd, this process does not.
+    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:
+        ipc = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+        NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False, coalesce_streams=True,
+                       resources={"metadata": {"path": str(cwd)}}, config=ipc).execute()
     nb.metadata.pop("widgets", None)
     return nb
 
