@@ -338,8 +338,11 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             f"{unreadable} unreadable (graded by nbgrader alone)")
         if futures:
             say(f"grade: running them on {pool.where} ({mode} kernels)")
-        bar = tqdm(total=len(futures), unit="notebook", desc="grading", disable=not progress or not futures,
-                   smoothing=0.1)
+        # Notebooks that finished while the class was being planned start the bar (initial=), so
+        # its rate and ETA count only what runs from here on, not a burst at the start.
+        done_early = {f for f in futures if f.done()}
+        bar = tqdm(total=len(futures), initial=len(done_early), unit="notebook", desc="grading",
+                   disable=not progress or not futures, smoothing=0.1)
         for future in concurrent.futures.as_completed(futures):
             assignment, where, key = futures[future]
             try:
@@ -351,7 +354,8 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                     store(where, key, error=result["error"], run=env[RUN_VARIABLE])
                 else:
                     store(where, key, json.loads(result["notebook"]))
-            bar.update()
+            if future not in done_early:
+                bar.update()
             remaining[assignment] -= 1
             if remaining[assignment] == 0:
                 record(assignment)
