@@ -96,7 +96,7 @@ def test_folder_names_every_file_it_cannot_place(tmp_path, course):
         f"jane/{A1}/data.csv": b"1,2",                        # an extra file
         f"jane/{A1}/sub/{NB1}": notebook("nested"),           # not where nbgrader looks
         f"jane/homework1/{NB1}": notebook("wrong folder"),    # not an assignment: the folder is named once
-        f"jane/homework1/notes.txt": b"notes",
+        "jane/homework1/notes.txt": b"notes",
         f"bob/{A2}/my_attention.ipynb": notebook("bob"),      # a renamed notebook
         f"bob/{NB2}": notebook("no assignment folder"),
         "README.txt": b"from the LMS",

@@ -13,7 +13,7 @@ read real files; they never delete or modify anything.
 import copy
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
