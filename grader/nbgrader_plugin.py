@@ -111,7 +111,9 @@ class InjectProbes(NbGraderPreprocessor):
             if probe.cell:
                 cell_source = solutions.get(probe.cell, f"raise NameError('the cell {probe.cell} is missing')")
             sealed[grade_id] = (probe, cases, visible_source(cell))
-            cell.source = protocol.probe_source(probe, cases, cell_source)
+            swap = {name: probes[part].kernel_reference for name, part in probe.uses.items()
+                    if part in probes and probes[part].kernel_reference}
+            cell.source = protocol.probe_source(probe, cases, cell_source, swap)
         return nb, resources
 
 
@@ -120,17 +122,22 @@ class SealVerdicts(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         sealed = resources.pop("sealed_probes", {})
+        done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
-            probe, cases, shown = sealed[cell.metadata.nbgrader["grade_id"]]
+            grade_id = cell.metadata.nbgrader["grade_id"]
+            probe, cases, shown = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])
-            v = protocol.verdict(probe, cases, cell.outputs, points)
+            helpers = {name: done.get(part) for name, part in probe.uses.items()}
+            v = protocol.verdict(probe, cases, cell.outputs, points, helpers)
+            done[grade_id] = (probe.what, v)
             cell.outputs = [nbformat.from_dict(o) for o in protocol.verdict_outputs(v)]
             cell.source = shown
             # For the class report: what was recognised, without reading the message back.
             cell.metadata["course"] = {"verdict": {"score": v.score, "points": v.points,
-                                                   "mistake": v.mistake, "message": v.message}}
+                                                   "mistake": v.mistake, "message": v.message,
+                                                   "finding": v.finding}}
         return nb, resources
 
 

@@ -71,6 +71,18 @@ class Probe:
     # Answers that repeat from input to input by nature (a checker's True/False): an answer equal to
     # the book case's is then no sign of a hard-coded result, and that rule is not applied.
     answers_repeat: bool = False
+    # The result's shape must be exactly the reference's (a batch axis of length 1 included); by default
+    # singleton axes are ignored, as the book itself mixes (D, 1) and (D,).
+    exact_shape: bool = False
+    # Plural names of the result's axes, for structural findings: ("features", "tokens"), ...
+    axes: tuple = ()
+    # Other graded parts this one calls: {kernel name: grade_id of the part that grades it}. The probe
+    # also runs the cases with the course's version of each (that part's `kernel_reference`) in its
+    # place, so a part whose only fault is a wrong helper loses no marks (see `verdict`).
+    uses: dict = field(default_factory=dict)
+    # Source defining this part's function as the course writes it, put in place of the student's
+    # when another part that calls it is graded.
+    kernel_reference: str = ""
 
 
 # --------------------------------------------------------------------------
@@ -155,32 +167,57 @@ def __course_probe(request):
                 "data": base64.b64encode(a.tobytes()).decode("ascii")}
 
     kernel = globals()
-    results = []
-    for case in request["cases"]:
+    absent = object()
+
+    def run(case, swap):
         inputs = {name: decode(v) for name, v in case.items()}
+        before = {n: v.copy() for n, v in inputs.items() if isinstance(v, numpy.ndarray)}
+        saved = {}
         try:
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                for name, function in swap.items():
+                    saved[name] = kernel.get(name, absent)
+                    kernel[name] = function
                 if request["call"]:
                     value = eval(request["call"], dict(kernel, **inputs))
                 else:
                     space = {"np": numpy, "__builtins__": builtins}
                     space.update({n: kernel[n] for n in request["from_kernel"] if n in kernel})
+                    space.update(swap)
                     space.update(inputs)
                     exec(request["cell"], space)
                     missing = [n for n in request["outputs"] if n not in space]
                     if missing:
                         raise NameError("your cell did not set " + ", ".join(missing))
                     value = [space[n] for n in request["outputs"]]
-            results.append({"ok": True, "value": encode(value)})
+            changed = [n for n, v in before.items()
+                       if not (inputs[n].shape == v.shape and numpy.array_equal(inputs[n], v, equal_nan=True))]
+            return {"ok": True, "value": encode(value), "changed": changed}
         except (Exception, SystemExit) as e:
-            results.append({"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]})
-    display({"%(mime)s": {"results": results}}, raw=True)
+            return {"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]}
+        finally:
+            for name, old in saved.items():
+                if old is absent:
+                    kernel.pop(name, None)
+                else:
+                    kernel[name] = old
+
+    results = [run(case, {}) for case in request["cases"]]
+    report = {"results": results}
+    if request["swap"]:
+        swap = {}
+        for name, source in request["swap"].items():
+            space = {"np": numpy, "numpy": numpy}
+            exec(source, space)
+            swap[name] = space[name]
+        report["with_reference"] = [run(case, swap) for case in request["cases"]]
+    display({"%(mime)s": report}, raw=True)
 '''
 
 
-def probe_source(probe: Probe, cases: list, cell_source: str = "") -> str:
+def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = None) -> str:
     """The source of a graded cell at grading time: the probe, its inputs, and a closing error.
 
     The error is there so that a cell whose outputs were not replaced by
@@ -194,6 +231,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "") -> str:
         "cell": cell_source,
         "outputs": list(probe.outputs),
         "from_kernel": list(probe.from_kernel),
+        "swap": dict(swap or {}),
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
     }
     return (
@@ -205,11 +243,21 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "") -> str:
     )
 
 
+def kernel_source(name, function, *needs):
+    """Source that defines `name` in a kernel as the course's `function` computes it, after what it needs
+    (other functions, or lines of source such as a constant): a part's `kernel_reference`."""
+    import inspect
+    import re
+    parts = [need if isinstance(need, str) else inspect.getsource(need) for need in needs]
+    parts.append(re.sub(r"^def \w+\(", f"def {name}(", inspect.getsource(function), count=1))
+    return "\n".join(parts)
+
+
 # --------------------------------------------------------------------------
 # The grader side.
 
-def compare(got, want, names=None):
-    """None when `got` matches `want`, else a short reason. Singleton axes are ignored.
+def compare(got, want, names=None, exact=False):
+    """None when `got` matches `want`, else a short reason. Singleton axes are ignored unless `exact`.
 
     `names` labels the items of a top-level list (the variables a cell sets).
     """
@@ -221,7 +269,7 @@ def compare(got, want, names=None):
         if len(got) != len(want):
             return f"expected a list of {len(want)} items, got {len(got)}"
         for i, (g, w) in enumerate(zip(got, want)):
-            why = compare(g, w)
+            why = compare(g, w, exact=exact)
             if why:
                 label = names[i] if names else f"[{i}]"
                 return label + (why if why.startswith("[") else ": " + why)
@@ -232,7 +280,7 @@ def compare(got, want, names=None):
         except ValueError:
             return "expected an array, got a ragged list"
     want = np.asarray(want, dtype=np.float64)
-    g, w = np.squeeze(got), np.squeeze(want)
+    g, w = (got, want) if exact else (np.squeeze(got), np.squeeze(want))
     if g.shape != w.shape:
         return f"shape {got.shape}, expected {want.shape}"
     if not np.all(np.isfinite(g)):
@@ -250,10 +298,45 @@ class Verdict:
     points: float         # points available
     message: str          # one line a student can act on
     mistake: str = None   # the catalogued mistake's name, when one was recognised
+    # How a lost mark was explained: "named" (a catalogued mistake), "structural" (a finding on the
+    # numbers), "helper" (another part's mistake), "reported" (an error or a shape, no cause), None.
+    finding: str = None
 
 
-def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
-    """Mark what the kernel reported for `cases` against the reference."""
+CHANGED = "changed its argument"   # a result right, but an input overwritten in place
+
+
+def _read(probe, cases, results):
+    """The decoded results, each case's reason (None = right) and the inputs each case changed in place."""
+    got, reasons, changed = [], [], []
+    for case, result in zip(cases, results):
+        want = probe.reference(case.inputs)
+        if not isinstance(result, dict) or not result.get("ok"):
+            error = str(result.get("error", "no result")) if isinstance(result, dict) else "no result"
+            got.append(None)
+            reasons.append(f"raised {error}")
+            changed.append([])
+            continue
+        try:
+            value = decode_result(result.get("value"))
+        except BadResult as e:
+            got.append(None)
+            reasons.append(str(e))
+            changed.append([])
+            continue
+        got.append(value)
+        reasons.append(compare(value, want, probe.outputs or None, exact=probe.exact_shape))
+        changed.append([str(n)[:40] for n in result.get("changed", []) if isinstance(n, str)][:5])
+    return got, reasons, changed
+
+
+def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None) -> Verdict:
+    """Mark what the kernel reported for `cases` against the reference.
+
+    `helpers` is {kernel name: (what, Verdict)} for the graded parts this one calls (`Probe.uses`):
+    when one of them lost marks, this part is marked on its run with the course's version of that
+    helper, so one mistake costs marks once.
+    """
     what = probe.what
     reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
     if len(reported) != 1:
@@ -261,30 +344,49 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
         timed_out = any("Timeout" in str(o.get("ename", "")) for o in errors)
         why = ("it did not finish within the time limit" if timed_out else
                "the probe could not report: did your code redefine display, print or the kernel's hooks?")
-        return Verdict(0.0, points, f"{what}: not graded, {why}")
+        return Verdict(0.0, points, f"{what}: not graded, {why}", finding="reported")
     try:
-        results = reported[0]["data"][MIME]["results"]
+        report = reported[0]["data"][MIME]
+        results = report["results"]
         assert isinstance(results, list) and len(results) == len(cases)
+        with_reference = report.get("with_reference")
+        if with_reference is not None:
+            assert isinstance(with_reference, list) and len(with_reference) == len(cases)
     except (KeyError, TypeError, AssertionError):
-        return Verdict(0.0, points, f"{what}: not graded, the probe's report is malformed")
+        return Verdict(0.0, points, f"{what}: not graded, the probe's report is malformed", finding="reported")
 
-    got, reasons = [], []
-    for case, result in zip(cases, results):
-        want = probe.reference(case.inputs)
-        if not isinstance(result, dict) or not result.get("ok"):
-            error = str(result.get("error", "no result")) if isinstance(result, dict) else "no result"
-            got.append(None)
-            reasons.append(f"raised {error}")
-            continue
-        try:
-            value = decode_result(result.get("value"))
-        except BadResult as e:
-            got.append(None)
-            reasons.append(str(e))
-            continue
-        got.append(value)
-        reasons.append(compare(value, want, probe.outputs or None))
+    got, reasons, changed = _read(probe, cases, results)
+    if all(why is None for why in reasons) or with_reference is None:
+        return _marked(probe, cases, got, reasons, changed, points)
 
+    # The part is wrong as the student's notebook runs it. Is it right with the course's helpers?
+    helpers = helpers or {}
+    wrong_helpers = [(name, h[0]) for name, h in helpers.items() if h and h[1].score < h[1].points]
+    got_r, reasons_r, changed_r = _read(probe, cases, with_reference)
+    right_with_reference = all(why is None for why in reasons_r)
+    if wrong_helpers:
+        names = " and ".join(name for name, _ in wrong_helpers)
+        parts = " and ".join(part for _, part in wrong_helpers)
+        v = _marked(probe, cases, got_r, reasons_r, changed_r, points)
+        if right_with_reference and v.score >= points:
+            return Verdict(points, points, f"{what}: right once your {names} is fixed (see {parts}): marked "
+                                           f"with the course's {names} in place of yours, so that mistake "
+                                           "costs marks once, in its own part", finding="helper")
+        return Verdict(v.score, points, v.message + f" (Marked with the course's {names} in place of yours, "
+                                                    f"which {parts} marks on its own.)", v.mistake, v.finding)
+    v = _marked(probe, cases, got, reasons, changed, points)
+    if right_with_reference and probe.uses:
+        names = " and ".join(probe.uses)
+        return Verdict(v.score, points, f"{what}: wrong as your notebook runs it, but right with the course's "
+                                        f"{names} in place of yours: your {names} passes its own test, yet "
+                                        "goes wrong on the inputs this part gives it (other shapes or sizes?)",
+                       v.mistake, "helper")
+    return v
+
+
+def _marked(probe, cases, got, reasons, changed, points):
+    """The verdict on one set of results: hard-coded, right on the book's sizes only, named, found, or right."""
+    what = probe.what
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]
     if not probe.answers_repeat and book and book[0] is not None and any(
@@ -293,19 +395,20 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
         for c, g in zip(cases, got)
     ):
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged "
-                                    "(a hard-coded result?): it must compute from its arguments", HARD_CODED)
+                                    "(a hard-coded result?): it must compute from its arguments", HARD_CODED, "named")
 
-    # Right on the book's case and wrong on every fresh input, for no reason the grader knows:
-    # the notebook prints the book's answer, so being right there alone earns nothing. (A
-    # catalogued mistake that only shows on other sizes, like the notebook's global D, keeps
-    # the book's third.)
+    # One policy in every notebook: right on the book's case and wrong on every input of another size
+    # earns nothing. The notebook shows the book's answer, so the book's case alone cannot tell code
+    # that works from code tied to the notebook's sizes; the verdict says which, kindly.
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
-        if not _right_on_the_book_case(probe, mistake, cases):
-            return Verdict(0.0, points, f"{what}: " + _explain(cases, reasons) + ". It is right on the book's "
-                           "case only, whose answer the notebook prints: that alone earns nothing", BOOK_ONLY)
+        cause = mistake.said if mistake else _finding(probe, cases, got, reasons)[0]
+        return Verdict(0.0, points, f"{what}: right for the notebook's sizes only, wrong on every other size. "
+                                    f"{_sentence(cause)} Your code may use a fixed size somewhere: use the shapes "
+                                    "of its arguments", mistake.name if mistake else BOOK_ONLY,
+                       "named" if mistake else "structural")
 
     if probe.marks:
         share = probe.marks(cases, reasons)
@@ -313,26 +416,26 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float) -> Verdict:
         share = sum(w for w, why in zip(_weights(cases), reasons) if why is None)
     score = round(points * min(max(share, 0.0), 1.0), 2)
     if all(why is None for why in reasons):
+        moved = sorted({n for names in changed for n in names})
+        if moved:
+            return Verdict(round(points * 2 / 3, 2), points,
+                           f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
+                           f"{', '.join(moved)} in place, so the caller's array is overwritten: work on a copy "
+                           "(or build a new array, e.g. with np.where) and leave the arguments as they were",
+                           CHANGED, "named")
         return Verdict(points, points, f"{what}: right on the book's case and on "
                                        f"{sum(c.label == 'fresh' for c in cases)} fresh inputs")
     mistake = _recognised(probe, cases, got, reasons)
     if mistake:
-        return Verdict(score, points, f"{what}: {mistake.said}", mistake.name)
-    return Verdict(score, points, f"{what}: " + _explain(cases, reasons))
+        return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
+    text, kind = _finding(probe, cases, got, reasons)
+    return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
 
 
-def _right_on_the_book_case(probe, mistake, cases):
-    """Whether this mistake, made honestly, gives the right answer on the book's case (the global D does)."""
-    if mistake is None or mistake.compute is None:
-        return False
-    for case in cases:
-        if case.label == "book":
-            try:
-                if compare(np.asarray(mistake.compute(case.inputs)), probe.reference(case.inputs)) is not None:
-                    return False
-            except Exception:
-                return False
-    return True
+def _sentence(text):
+    """`text` ending as a sentence does."""
+    text = text[0].upper() + text[1:] if text else text
+    return text if text.endswith((".", "?", "!", ")")) else text + "."
 
 
 def _weights(cases):
@@ -344,15 +447,35 @@ def _weights(cases):
     return [share[c.label] for c in cases]
 
 
-def recognise(mistake, inputs, value, why):
-    """Whether a wrong result (or the error it raised) is this mistake's."""
-    if value is None:
-        return bool(mistake.raises) and why.startswith("raised") and mistake.raises in why
-    if mistake.compute is None:
-        return False
+def _mistaken(mistake, inputs):
+    """The mistake's result on these inputs; NotAbout when the mistake says nothing about them, Raises when
+    it would raise."""
     try:
-        mistaken = mistake.compute(inputs)
-    except Exception:  # a mistake that cannot be made on these inputs is not this one
+        return mistake.compute(inputs)
+    except LookupError:  # a mistake about other inputs only (notebook 03's checker verdicts)
+        return NotAbout
+    except Exception:
+        return Raises
+
+
+class NotAbout:
+    """A mistake's result on inputs it says nothing about."""
+
+
+class Raises:
+    """A mistake's result on inputs where making it raises an error."""
+
+
+def recognise(mistake, inputs, value, why):
+    """Whether this case's result (None with `why` when it raised; `why` None when right) fits this mistake."""
+    if mistake.compute is None:  # known by the error it raises, which it raises on every input
+        return value is None and bool(mistake.raises) and why.startswith("raised") and mistake.raises in why
+    mistaken = _mistaken(mistake, inputs)
+    if mistaken is NotAbout:
+        return True
+    if mistaken is Raises:
+        return value is None and why.startswith("raised")
+    if value is None:
         return False
     return _same_with_nan(value, mistaken)
 
@@ -363,33 +486,76 @@ def _same_with_nan(got, want):
         if not (isinstance(want, list) and isinstance(got, list)) or len(got) != len(want):
             return False
         return all(_same_with_nan(g, w) for g, w in zip(got, want))
-    return bool(_same(np.asarray(got, dtype=float), np.asarray(want, dtype=float)))
+    try:
+        return bool(_same(np.asarray(got, dtype=float), np.asarray(want, dtype=float)))
+    except (TypeError, ValueError):
+        return False
 
 
 def _recognised(probe, cases, got, reasons):
-    """The first catalogued mistake that explains a wrong case, if any."""
-    for case, value, why in zip(cases, got, reasons):
-        if why is None:
-            continue
-        for mistake in probe.mistakes:
-            if recognise(mistake, case.inputs, value, why):
-                return mistake
-    return None
+    """The catalogued mistake that explains every case (right where the student is right, the student's
+    result where wrong), when exactly one does; else None: a name is given only when it is certain."""
+    if all(why is None for why in reasons):
+        return None
+    fits = [m for m in probe.mistakes
+            if all(recognise(m, c.inputs, g, why) for c, g, why in zip(cases, got, reasons))]
+    names = {m.name for m in fits}
+    return fits[0] if len(names) == 1 else None
 
 
-def _explain(cases, reasons):
-    """One line: what was wrong where, when no catalogued mistake explains it."""
+def _where(case):
+    return "the book's case" if case.label == "book" else f"fresh input ({case.about})" if case.about else "a fresh input"
+
+
+def _summary(cases, reasons):
+    """Where the part is right: "right on the book's case; right on 1 of 3 fresh inputs"."""
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
-    fresh = [(c, why) for c, why in zip(cases, reasons) if c.label == "fresh"]
-    bad = [(c, why) for c, why in zip(cases, reasons) if why is not None]
+    fresh = [why for c, why in zip(cases, reasons) if c.label == "fresh"]
     parts = []
     if book_ok:
         parts.append("right on the book's case" if all(book_ok) else "wrong on the book's case")
     if fresh:
-        parts.append(f"right on {sum(why is None for _, why in fresh)} of {len(fresh)} fresh inputs")
-    c, why = bad[0]
-    where = "the book's case" if c.label == "book" else f"fresh input ({c.about})" if c.about else "a fresh input"
-    return "; ".join(parts) + f". On {where}: {why}"
+        parts.append(f"right on {sum(why is None for why in fresh)} of {len(fresh)} fresh inputs")
+    return "; ".join(parts)
+
+
+def _finding(probe, cases, got, reasons):
+    """(one sentence on what is wrong, and how: "structural" or "reported"), from the first wrong case."""
+    from . import diagnose
+    bad = [(c, g, why) for c, g, why in zip(cases, got, reasons) if why is not None]
+    case, value, why = bad[0]
+    where = _where(case)
+    right = [c for c, why_ in zip(cases, reasons) if why_ is None]
+    if value is None:
+        if right and all(g is None for _, g, _ in bad):
+            return (f"On {where}: {why}, though it runs on {len(right)} other input(s): does it assume "
+                    "a size or shape that only some inputs have?", "structural")
+        return f"On {where}: {why}", "reported"
+    want = probe.reference(case.inputs)
+    label = ""
+    if isinstance(want, list):
+        items = list(value) if isinstance(value, np.ndarray) and value.ndim >= 1 else value
+        if not isinstance(items, list) or len(items) != len(want):
+            return f"On {where}: {why}", "reported"
+        for i, (g, w) in enumerate(zip(items, want)):
+            if compare(g, w, exact=probe.exact_shape) is not None:
+                value, want = g, w
+                label = (probe.outputs[i] if probe.outputs and i < len(probe.outputs) else f"item {i + 1}") + ": "
+                break
+    try:
+        g, w = np.asarray(value, dtype=float), np.asarray(want, dtype=float)
+    except (TypeError, ValueError):
+        return f"On {where}: {why}", "reported"
+    if not probe.exact_shape:
+        g, w = np.squeeze(g), np.squeeze(w)
+    if g.shape != w.shape:
+        text = diagnose.other_shape(g, w, case.inputs, probe.axes)
+        kind = "structural" if not text.startswith("shape ") or "where" in text else "reported"
+        return f"On {where}: {label}{text}", kind
+    text = diagnose.same_shape(g, w, case.inputs, probe.axes)
+    if text is None:
+        return f"On {where}: {label}{why.split(': ', 1)[-1] if label else why}", "reported"
+    return f"On {where}: {label}{text}", "structural"
 
 
 def verdict_outputs(v: Verdict) -> list:

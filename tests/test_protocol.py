@@ -73,15 +73,14 @@ def test_mistakes_score_zero_and_are_named(monkeypatch, edit, name):
 
 
 def test_an_answer_right_on_the_book_case_only_for_no_known_reason_earns_nothing(monkeypatch):
-    """The notebook prints the book's answer, so being right there alone is no evidence.
-    (A catalogued mistake that shows on other sizes only, the notebook's global D, keeps the
-    book's third: see seed003 in tests/students/nb02.py.)"""
+    """The notebook prints the book's answer, so being right there alone is no evidence. One policy in
+    every notebook: a catalogued mistake that shows on other sizes only (02's global D) earns nothing too."""
     only_4 = RIGHT.replace("def self_attention(X,", "D = 4\ndef self_attention(X,").replace(
         "return V @", "V = V[:D] if V.shape[0] == D else V * 0\n  return V @")
     cases, outputs = run_probe(SELF_ATTENTION, kernel_with(only_4), monkeypatch=monkeypatch)
     v = verdict(SELF_ATTENTION, cases, outputs, 3)
     assert v.score == 0 and v.mistake == protocol.BOOK_ONLY
-    assert "right on 0 of 3 fresh inputs" in v.message
+    assert "right for the notebook's sizes only" in v.message and "all zeros" in v.message
 
 
 def test_a_hard_coded_result_scores_zero_even_on_the_book_case(monkeypatch):
@@ -114,7 +113,7 @@ def test_cell_probe_runs_the_students_cell_on_fresh_inputs(monkeypatch):
             "  all_values.append(omega_v @ x)\n")
     cases, outputs = run_probe(QKV, {}, cell_source=cell, monkeypatch=monkeypatch)
     v = verdict(QKV, cases, outputs, 2)
-    assert v.score == 0 and "all_values[0]: wrong values" in v.message
+    assert v.score == 0 and "all_values: every one of its" in v.message and "a bias left out" in v.message
     fixed = cell.replace("omega_v @ x)", "omega_v @ x + beta_v)")
     cases, outputs = run_probe(QKV, {}, cell_source=fixed, monkeypatch=monkeypatch)
     assert verdict(QKV, cases, outputs, 2).score == 2
@@ -228,3 +227,118 @@ def test_yes_no_answers_that_repeat_are_not_taken_for_hard_coding():
     assert v.mistake is None and "got 1, expected 0" in v.message and v.score == 1.0
     plain = Probe(what="function", call="f(x)", cases=None, reference=truth)
     assert verdict(plain, cases, report, 3).mistake == protocol.HARD_CODED
+
+
+# ---------------------------------------------------------------- attribution, in-place changes, findings
+
+SCALED = PROBES["02_scaled_attention"]["test_scaled_attention"]
+SOFTMAX_COLS = PROBES["02_scaled_attention"]["test_softmax_cols"]
+SCALED_RIGHT = """
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+  Q = omega_q @ X + beta_q
+  K = omega_k @ X + beta_k
+  V = omega_v @ X + beta_v
+  return V @ softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))
+"""
+ROWS_SOFTMAX = "def softmax_cols(a):\n  e = np.exp(a - a.max(axis=1, keepdims=True))\n  return e / e.sum(axis=1, keepdims=True)\n"
+
+
+def run_with_helpers(probe, kernel, helpers_of, monkeypatch, seed=0):
+    """Run `probe` as the grader does when its helpers have their kernel references: two passes."""
+    cases = probe.cases(np.random.default_rng(seed))
+    swap = {name: helpers_of[part].kernel_reference for name, part in probe.uses.items()}
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+    with pytest.raises(RuntimeError, match="awaiting the grader"):
+        exec(protocol.probe_source(probe, cases, "", swap), kernel)
+    return cases, [{"output_type": "display_data", "data": obj} for obj in shown]
+
+
+def _helper_verdict(probe, kernel, monkeypatch):
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    return probe.what, verdict(probe, cases, outputs, 2)
+
+
+def test_a_part_whose_only_fault_is_a_wrong_helper_keeps_its_marks(monkeypatch):
+    kernel = {"np": np}
+    exec("import numpy as np\n" + ROWS_SOFTMAX + SCALED_RIGHT, kernel)
+    helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+    assert helper[1].score == 0
+    cases, outputs = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    alone = verdict(SCALED, cases, outputs, 3)  # no helper verdicts known: marked as it runs
+    assert alone.score == 0 and alone.finding == "helper" and "right with the course's softmax_cols" in alone.message
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper})
+    assert v.score == 3 and "right once your softmax_cols is fixed" in v.message
+    assert kernel["softmax_cols"].__code__.co_consts != ()  # the student's own function is put back
+
+
+def test_a_part_with_its_own_mistake_and_a_wrong_helper_is_marked_on_its_own_mistake(monkeypatch):
+    kernel = {"np": np}
+    exec("import numpy as np\n" + ROWS_SOFTMAX + SCALED_RIGHT.replace(" / np.sqrt(Q.shape[0])", ""), kernel)
+    helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+    cases, outputs = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper})
+    assert v.score == 0 and v.mistake == "no scaling" and "in place of yours" in v.message
+
+
+def test_a_function_that_overwrites_its_argument_is_caught(monkeypatch):
+    probe = Probe(what="double", call="double(x)", reference=lambda i: 2 * i["x"], cases=lambda rng: [
+        Case("book", {"x": np.arange(3.0)}), Case("fresh", {"x": rng.normal(size=4)})])
+    kernel = {"np": np}
+    exec("def double(x):\n  x *= 2\n  return x\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 3)
+    assert v.score == 2 and protocol.CHANGED in v.message and "x" in v.message
+    exec("def double(x):\n  return 2 * x\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    assert verdict(probe, cases, outputs, 3).score == 3
+
+
+def test_a_mistake_is_named_only_when_it_explains_every_case():
+    """Right on some inputs where the mistake is wrong: not that mistake, whatever one wrong case shows."""
+    cases = [Case("book", {"x": np.ones(2)}), Case("fresh", {"x": np.full(2, 2.0)}), Case("fresh", {"x": np.full(2, 3.0)})]
+    double = protocol.Mistake("doubled", "twice the answer", lambda i: 2 * i["x"])
+    probe = Probe(what="f", call="f(x)", cases=None, reference=lambda i: i["x"], mistakes=[double])
+    report = lambda values: [{"output_type": "display_data", "data": {protocol.MIME: {"results": [  # noqa: E731
+        {"ok": True, "value": protocol_value(v)} for v in values]}}}]
+    every = verdict(probe, cases, report([2 * c.inputs["x"] for c in cases]), 3)
+    assert every.mistake == "doubled"
+    some = verdict(probe, cases, report([2 * cases[0].inputs["x"], cases[1].inputs["x"], 2 * cases[2].inputs["x"]]), 3)
+    assert some.mistake is None and some.score == 1
+    twin = protocol.Mistake("twice", "the same", lambda i: i["x"] + i["x"])
+    probe.mistakes = [double, twin]
+    assert verdict(probe, cases, report([2 * c.inputs["x"] for c in cases]), 3).mistake is None  # which one?
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda w: w.T, "transpose"),
+    (lambda w: 2 * w, "2 times the right one (2 = sqrt(4)"),
+    (lambda w: -w, "wrong sign"),
+    (lambda w: w[:, [1, 0, 2, 3]], "columns 1 and 2 are swapped"),
+    (lambda w: w[:, ::-1], "reverse order"),
+    (lambda w: np.vstack([w[:2], -w[2:]]), "rows 3 and 4 have the wrong sign"),
+    (lambda w: np.hstack([w[:, :2], w[:, 2:] + 1]), "column 3 and every one after it are wrong"),
+    (lambda w: w + np.arange(1.0, 5.0)[:, None], "off by the same amount"),
+    (lambda w: np.zeros_like(w), "all zeros"),
+    (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
+])
+def test_structural_findings_say_what_is_wrong(make, words):
+    from grader import diagnose
+    w = np.random.default_rng(3).normal(size=(4, 4))
+    text = diagnose.same_shape(make(w), w, {"X": np.zeros((4, 4))})
+    assert text and words in text, text
+
+
+def test_weights_normalised_along_the_wrong_axis_are_found():
+    from grader import diagnose, reference
+    scores = np.random.default_rng(4).normal(size=(3, 5))
+    text = diagnose.same_shape(reference.softmax_cols(scores.T).T, reference.softmax_cols(scores), {},
+                               ("keys", "queries"))
+    assert "sums to one along the queries instead of along the keys" in text
+
+
+def test_a_missing_batch_axis_is_found_when_shapes_are_exact():
+    from grader import diagnose
+    w = np.ones((1, 3, 2)) * np.arange(2.0)
+    assert "batch axis" in diagnose.other_shape(w[0], w)
+    assert "transpose" in diagnose.other_shape(np.arange(6.0).reshape(3, 2).T, np.arange(6.0).reshape(3, 2))

@@ -1,0 +1,206 @@
+"""Structural findings: what is wrong with a result when no catalogued mistake explains it.
+
+The verdict compares the student's result with the reference and with simple
+transformations of it (transposed, scaled, reordered, sign-flipped, normalised
+along another axis, right on some slices only) and says the first that fits, in
+one sentence a student can act on. Every finding is a fact about the numbers
+("every entry is 2 times the right one"); a likely cause follows as a question,
+never as an accusation. Nothing here prints a matrix or an input.
+"""
+import math
+
+import numpy as np
+
+from .notebook_checks import RTOL, ATOL
+
+GENERIC_AXES = {1: ("entries",), 2: ("rows", "columns"), 3: ("items along axis 0", "rows", "columns")}
+
+
+def _close(a, b):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=RTOL, atol=ATOL))
+
+
+def axis_names(ndim, names=()):
+    """Plural names of a result's axes: the probe's own (e.g. ("features", "tokens")), else generic ones."""
+    if len(names) == ndim:
+        return tuple(names)
+    return GENERIC_AXES.get(ndim, tuple(f"slices along axis {a}" for a in range(ndim)))
+
+
+def _singular(plural):
+    return {"entries": "entry", "items along axis 0": "item along axis 0", "batch items": "batch item",
+            "heads": "head", "queries": "query", "keys": "key"}.get(plural, plural[:-1] if plural.endswith("s") else plural)
+
+
+def _numbers(indices):
+    """1-based positions as a student counts them: "1, 2 and 4"."""
+    words = [str(i + 1) for i in indices]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _named(plural, indices):
+    """ "row 3" or "rows 3 and 4"."""
+    return f"{_singular(plural) if len(indices) == 1 else plural} {_numbers(indices)}"
+
+
+def _sizes(inputs):
+    """The sizes an input of this case has (each axis length), for naming a factor."""
+    sizes = set()
+    for value in (inputs or {}).values():
+        if isinstance(value, (list, tuple)):
+            sizes.add(len(value))
+            value = value[0] if value and not isinstance(value[0], str) else None
+        if value is None or isinstance(value, str):
+            continue
+        shape = np.shape(value)
+        sizes.update(int(n) for n in shape if n > 1)
+        if shape == () and float(value) == int(float(value)) and 1 < float(value) < 1000:
+            sizes.add(int(float(value)))
+    return sizes
+
+
+def _factor_words(c, sizes):
+    """Why a result may be c times the right one, when c is a size or its square root."""
+    for size in sorted(sizes):
+        for value, words in ((math.sqrt(size), f"sqrt({size})"), (float(size), f"{size}"),
+                             (1 / math.sqrt(size), f"1/sqrt({size})"), (1 / size, f"1/{size}")):
+            if abs(c - value) <= 1e-6 * max(1.0, abs(value)):
+                return f" ({c:.4g} = {words}, and {size} is a size of this input: a scale applied twice, " \
+                       "or by the wrong size?)"
+    for k in range(2, 65):
+        if abs(c - math.sqrt(k)) < 1e-9 * k or abs(1 / c - math.sqrt(k)) < 1e-9 * k:
+            return f" ({c:.4g} = {'sqrt' if c > 1 else '1/sqrt'}({k}): a scale applied twice, or a missing one?)"
+    return ""
+
+
+def _as_permutation(got, want, axis):
+    """The order p with got.take(i) == want.take(p[i]) along `axis`, if the slices are a reordering of the right ones."""
+    n = want.shape[axis]
+    g, w = np.moveaxis(got, axis, 0), np.moveaxis(want, axis, 0)
+    order = []
+    for i in range(n):
+        matches = [j for j in range(n) if _close(g[i], w[j])]
+        if not matches:
+            return None
+        order.append(matches[0])
+    if sorted(order) != list(range(n)) or order == list(range(n)):
+        return None
+    return order
+
+
+def _describe_order(order, axis_name):
+    n = len(order)
+    if order == list(range(n))[::-1]:
+        return f"the {axis_name} are in reverse order"
+    moved = [i for i in range(n) if order[i] != i]
+    if len(moved) == 2:
+        return f"{axis_name} {_numbers(moved)} are swapped, the others are right"
+    for k in range(1, n):
+        if order == [(i - k) % n for i in range(n)] or order == [(i + k) % n for i in range(n)]:
+            return f"the {axis_name} are all there but rolled round by {min(k, n - k)} place(s)"
+    return f"the {axis_name} are all there but in another order"
+
+
+def _sums_to_one(a, axis):
+    return a.shape[axis] > 1 and bool(np.allclose(a.sum(axis=axis), 1.0, rtol=RTOL, atol=1e-6))
+
+
+def same_shape(got, want, inputs=None, names=()):
+    """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
+    g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    axes = axis_names(g.ndim, names)
+    if not np.all(np.isfinite(g)):
+        bad = ~np.isfinite(g)
+        kind = "nan" if np.isnan(g).any() else "inf"
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f" (first at index {first})" if g.ndim else ""
+        return (f"it holds {kind} in {int(bad.sum())} of {g.size} entries{where}: an overflow in np.exp, "
+                "a division by zero, or a row of -inf going into a softmax?")
+    if g.size > 1 and np.all(g == 0):
+        return "it is all zeros: is the placeholder line still there, or is the result never filled in?"
+    for name, value in (inputs or {}).items():
+        if isinstance(value, np.ndarray) and value.shape == g.shape and _close(g, np.asarray(value, dtype=float)):
+            return f"it is the input {name}, unchanged: is the placeholder line still returning it?"
+    if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _close(np.swapaxes(g, -1, -2), w):
+        return f"it is the transpose of the right answer ({axes[-2]} and {axes[-1]} swapped)"
+    norm = float(np.vdot(w, w))
+    if norm > 0:
+        c = float(np.vdot(g, w)) / norm
+        if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and _close(g, c * w):
+            if abs(c + 1) < 1e-6:
+                return "every entry has the wrong sign: it is minus the right answer"
+            return f"every entry is {c:.4g} times the right one{_factor_words(c, _sizes(inputs))}"
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1:
+            order = _as_permutation(g, w, axis)
+            if order is not None:
+                return _describe_order(order, axes[axis])
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1:
+            flipped = [i for i in range(g.shape[axis]) if not _close(g.take(i, axis), w.take(i, axis))]
+            if flipped and all(_close(g.take(i, axis), -w.take(i, axis)) for i in flipped):
+                return (f"{_named(axes[axis], flipped)} {'has' if len(flipped) == 1 else 'have'} "
+                        "the wrong sign, the rest are right")
+    for axis in range(g.ndim):
+        if _sums_to_one(w, axis) and not _sums_to_one(g, axis):
+            others = [b for b in range(g.ndim) if b != axis and _sums_to_one(g, b)]
+            if others:
+                return (f"it sums to one along the {axes[others[0]]} instead of along the {axes[axis]}: "
+                        "a softmax (or normalisation) over the wrong axis?")
+            if np.all(g >= 0):
+                sums = g.sum(axis=axis)
+                return (f"its weights do not sum to one along the {axes[axis]} (sums from {sums.min():.3g} to "
+                        f"{sums.max():.3g}): a normalisation missing, or over the wrong entries?")
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
+            return (f"it is the same for every {_singular(axes[axis])}, which the right answer is not: "
+                    "a placeholder, or an average over them?")
+    for axis in range(g.ndim):
+        n = g.shape[axis]
+        if n < 2:
+            continue
+        wrong = [i for i in range(n) if not _close(g.take(i, axis), w.take(i, axis))]
+        if 0 < len(wrong) < n:
+            right = [i for i in range(n) if i not in wrong]
+            if wrong == list(range(wrong[0], n)) and wrong[0] > 0:
+                return (f"{_named(axes[axis], right)} are right, {_singular(axes[axis])} {wrong[0] + 1} and "
+                        "every one after it are wrong: a length, a mask or a loop bound that stops early?"
+                        if len(right) > 1 else
+                        f"{_singular(axes[axis])} 1 is right, every one after it is wrong: a length, a mask "
+                        "or a loop bound that stops early?")
+            return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
+                    f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
+    offset = g - w
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=ATOL):
+            return (f"every one of its {axes[axis]} is off by the same amount (a constant added or missing): "
+                    "a bias left out, or added twice?")
+    scale = np.max(np.abs(w)) + ATOL
+    if np.max(np.abs(g - w)) / scale < 1e-2:
+        return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}): "
+                "computed in low precision (float16), or rounded?")
+    return None
+
+
+def other_shape(got, want, inputs=None, names=()):
+    """A sentence on a result of the wrong shape: transposed, an axis missing or extra, or which axis is off."""
+    g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    axes = axis_names(w.ndim, names)
+    if g.ndim == w.ndim == 2 and g.shape == w.shape[::-1]:
+        if _close(g.T, w):
+            return (f"it is the transpose of the right answer: shape {g.shape}, expected {w.shape} "
+                    f"({axes[0]} first)")
+        return f"shape {g.shape}, expected {w.shape}: its axes are the other way round ({axes[0]} first)"
+    if g.size == w.size:
+        if _close(g.reshape(w.shape), w):
+            if np.squeeze(g).shape == np.squeeze(w).shape:
+                missing = "an axis of length 1 is missing or extra" + (
+                    " (the batch axis in front: x[np.newaxis])" if w.ndim == g.ndim + 1 and w.shape[0] == 1 else "")
+                return f"the right numbers, but shape {g.shape}, expected {w.shape}: {missing}"
+            return f"the right numbers in shape {g.shape}, expected {w.shape}: reshape it"
+        return f"shape {g.shape}, expected {w.shape}: the right number of entries, arranged differently"
+    if g.ndim == w.ndim:
+        off = [a for a in range(w.ndim) if g.shape[a] != w.shape[a]]
+        said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
+        return f"shape {g.shape}, expected {w.shape}: {said}"
+    return f"shape {g.shape}, expected {w.shape}"
