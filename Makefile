@@ -24,6 +24,7 @@ demo: tools $(VENV)/installed
 	rm -rf .course/sample_submissions
 	$(BIN)/python -m tests.sample_class .course/sample_submissions
 	$(BIN)/python -m grader grade .course/sample_submissions --course .course --csv .course/grades.csv
+	$(BIN)/python -m grader diagnose-report .course
 
 test: tools $(VENV)/installed
 	$(BIN)/python -m pytest

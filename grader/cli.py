@@ -29,6 +29,10 @@ def main(argv=None):
     p.add_argument("course", nargs="?", default=".course", help="the course directory (default: .course)")
     p.add_argument("--out", help="where to write it (default: COURSE/report)")
 
+    p = sub.add_parser("diagnose-report", help="how many parts that lost marks got a diagnosis (named mistake, "
+                                               "structural finding, a helper's mistake) in a graded course directory")
+    p.add_argument("course", nargs="?", default=".course", help="the course directory (default: .course)")
+
     args = parser.parse_args(argv)
     if args.command == "build":
         from . import build
@@ -40,6 +44,10 @@ def main(argv=None):
     if args.command == "report":
         from . import report
         return report.main(args.course, args.out)
+    if args.command == "diagnose-report":
+        from . import report
+        report.print_diagnosis_report(args.course)
+        return 0
     return 2
 
 

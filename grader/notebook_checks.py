@@ -4,12 +4,13 @@
 import numpy as np
 
 RTOL, ATOL = 1e-4, 1e-6
+_allclose = np.allclose  # bound now: a later `np.allclose = ...` in the notebook cannot make a check pass
 
 
 def _same(yours, true):
     """Equal within the tolerances; nan and inf must stand in the same places."""
     yours, true = np.squeeze(yours), np.squeeze(true)
-    return yours.shape == true.shape and np.allclose(yours, true, rtol=RTOL, atol=ATOL, equal_nan=True)
+    return yours.shape == true.shape and _allclose(yours, true, rtol=RTOL, atol=ATOL, equal_nan=True)
 
 
 def check(name, yours, true, mistakes=None):

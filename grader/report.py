@@ -22,7 +22,7 @@ from . import intake
 
 EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                   "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
-PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "verdict"]
+PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "finding", "verdict"]
 
 
 def _verdicts(path):
@@ -57,8 +57,47 @@ def collect(course):
                         verdict = verdicts.get(grade.name, {})
                         rows.append(dict(export, notebook=nb.name, part=grade.name, part_score=grade.score,
                                          part_max_score=grade.max_score, needs_manual_grade=grade.needs_manual_grade,
-                                         mistake=verdict.get("mistake") or "", verdict=verdict.get("message", "")))
+                                         mistake=verdict.get("mistake") or "", verdict=verdict.get("message", ""),
+                                         finding=verdict.get("finding") or ""))
     return rows
+
+
+DIAGNOSED = {"named": "a named mistake", "structural": "a structural finding", "helper": "a helper's mistake"}
+
+
+def diagnosis_coverage(rows):
+    """How the parts that lost marks were explained: {kind: count}, kinds as in Verdict.finding
+    ("reported": an error or a shape with no cause; "none": wrong values and nothing more)."""
+    counts = Counter()
+    for r in rows:
+        if r["needs_manual_grade"] or r["part_score"] >= r["part_max_score"] or not r.get("verdict"):
+            continue
+        counts[r.get("finding") or "none"] += 1
+    return counts
+
+
+def print_diagnosis_report(course, show=True):
+    """Print, per notebook and in all, how many parts that lost marks got a diagnosis; returns the counts."""
+    rows = collect(course)
+    total = diagnosis_coverage(rows)
+    lost = sum(total.values())
+    print(f"{'notebook':32} {'lost marks':>10} {'named':>6} {'found':>6} {'helper':>7} {'no cause':>9}")
+    for notebook in sorted({r["notebook"] for r in rows}):
+        c = diagnosis_coverage([r for r in rows if r["notebook"] == notebook])
+        print(f"{notebook:32} {sum(c.values()):>10} {c['named']:>6} {c['structural']:>6} {c['helper']:>7} "
+              f"{c['reported'] + c['none']:>9}")
+    diagnosed = sum(total[k] for k in DIAGNOSED)
+    print(f"{'all':32} {lost:>10} {total['named']:>6} {total['structural']:>6} {total['helper']:>7} "
+          f"{total['reported'] + total['none']:>9}")
+    if lost:
+        print(f"diagnosed: {diagnosed} of {lost} parts that lost marks ({100 * diagnosed / lost:.0f}%): "
+              f"{total['named']} named, {total['structural']} structural, {total['helper']} a helper's mistake")
+    if show:
+        for r in rows:
+            if r.get("verdict") and not r["needs_manual_grade"] and r["part_score"] < r["part_max_score"] \
+                    and (r.get("finding") or "none") not in DIAGNOSED:
+                print(f"  no cause: {r['student_id']} {r['part']}: {r['verdict'][:160]}")
+    return total
 
 
 def ungraded(course):

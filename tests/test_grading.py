@@ -121,3 +121,16 @@ def test_nbgrader_export_reads_the_gradebook_grading_wrote(graded):
         mine = sum(r["part_score"] or 0 for r in rows if (r["student_id"], r["assignment"]) == (student, assignment))
         assert score == pytest.approx(mine), (student, assignment)
         assert score == 0 or (student, assignment) in STUDENTS
+
+
+def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
+    """Over the sample class (untouched notebooks aside: nothing there to diagnose), at least three parts in
+    four that lose marks get a named mistake, a structural finding or a helper's mistake; every verdict
+    that lost marks says something beyond the score."""
+    from grader.report import DIAGNOSED, diagnosis_coverage
+    _, rows = graded
+    attempted = [r for r in rows if not STUDENTS[r["student_id"], r["assignment"]].untouched]
+    counts = diagnosis_coverage(attempted)
+    lost = sum(counts.values())
+    diagnosed = sum(counts[k] for k in DIAGNOSED)
+    assert lost > 50 and diagnosed >= 0.75 * lost, dict(counts)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from grader.assignments import PROBES
+from grader import protocol
 from grader.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
 from tests.sample_class import STUDENTS
 
@@ -58,3 +59,38 @@ def test_every_catalogued_mistake_has_a_fixture_whose_verdict_names_it():
 def test_the_catalogue_has_at_least_fifteen_mistakes():
     catalogued = {m.name for probes in PROBES.values() for p in probes.values() for m in p.mistakes}
     assert len(catalogued | {HARD_CODED}) >= 15, sorted(catalogued)
+
+
+def _predicted(mistake, probe, case):
+    """What a student who makes `mistake` hands in on `case` (the right answer where the mistake says
+    nothing about the case), or Raises."""
+    value = protocol._mistaken(mistake, case.inputs)
+    return probe.reference(case.inputs) if value is protocol.NotAbout else value
+
+
+def _differ(a, b, exact):
+    if a is protocol.Raises or b is protocol.Raises:
+        return (a is protocol.Raises) != (b is protocol.Raises)
+    return not protocol._same_with_nan(a, b, exact)
+
+
+@pytest.mark.parametrize("notebook, grade_id", PARTS)
+def test_fresh_cases_tell_the_mistakes_apart(notebook, grade_id):
+    """For every pair of a probe's catalogued mistakes (and each mistake and the right answer), the cases
+    the probe draws hold an input where the two give different results, on every draw: a verdict can then
+    name a mistake only when it is the one the student made."""
+    probe = PROBES[notebook][grade_id]
+    computed = [m for m in probe.mistakes if m.compute]
+    for seed in range(15):
+        cases = probe.cases(np.random.default_rng(seed))
+        for m in computed:
+            assert any(_differ(_predicted(m, probe, c), probe.reference(c.inputs), probe.exact_shape) for c in cases), \
+                f"seed {seed}: '{m.name}' gives the right answer on every case drawn"
+        for a in computed:
+            for b in computed:
+                if a.name == b.name:
+                    continue
+                # b is ruled out for a student who makes a when, on some case b is about, b's result is not a's
+                told = any(protocol._mistaken(b, c.inputs) is not protocol.NotAbout
+                           and _differ(_predicted(a, probe, c), _predicted(b, probe, c), probe.exact_shape) for c in cases)
+                assert told, f"seed {seed}: '{a.name}' and '{b.name}' give the same results on every case drawn"

@@ -1,0 +1,98 @@
+"""The notebook's visible check and the sealed verdict agree: for every sample student and every graded
+part, the check a student runs fails exactly when grading gives less than full marks.
+
+A part that calls another graded part (Probe.uses) is marked with the course's version of that helper
+when the student's own is wrong, so its verdict and its check (which runs the student's helper) speak of
+different code: for such a student that part is not compared. Everywhere else they must agree.
+
+Each student's notebook (tests/sample_class.py) runs here in-process, in one IPython shell reset between
+notebooks: the sample students are our own fixtures, so no kernel or sandbox is needed.
+
+    python -m tests.test_checks_agree [ASSIGNMENT ...]   prints every disagreement
+"""
+import contextlib
+import io
+import os
+import sys
+
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from nbgrader import utils  # noqa: E402
+
+from tests.sample_class import MANUAL, STUDENTS, submission  # noqa: E402
+
+
+def _shell():
+    from IPython.core.interactiveshell import InteractiveShell
+    return InteractiveShell.instance()
+
+
+@contextlib.contextmanager
+def _modules_restored():
+    """Some sample students patch numpy (np.allclose = ...): put every module they can reach back after."""
+    import builtins
+    import numpy
+    modules = (numpy, numpy.linalg, numpy.random, builtins)
+    saved = [dict(vars(m)) for m in modules]
+    try:
+        yield
+    finally:
+        for module, names in zip(modules, saved):
+            for name in set(vars(module)) - set(names):
+                delattr(module, name)
+            for name, value in names.items():
+                if vars(module).get(name) is not value:
+                    setattr(module, name, value)
+
+
+def checks_failed(student):
+    """{grade_id of a graded test cell: whether its visible check raised}, running the notebook top to bottom."""
+    shell = _shell()
+    shell.reset(new_session=False)
+    failed = {}
+    with _modules_restored():
+        for cell in submission(student).cells:
+            if cell.cell_type != "code":
+                continue
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                result = shell.run_cell(cell.source, store_history=False)
+            if utils.is_grade(cell) and not utils.is_solution(cell):
+                failed[cell.metadata.nbgrader["grade_id"]] = not result.success
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    return failed
+
+
+def disagreements(key):
+    from grader.assignments import PROBES
+    student = STUDENTS[key]
+    probes = PROBES[key[1]]
+    points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
+              for c in submission(student).cells if utils.is_grade(c)}
+    out = []
+    for part, failed in checks_failed(student).items():
+        expected = student.expected.get(part)
+        if expected is None or expected == MANUAL:
+            continue
+        full = expected >= points[part]
+        helpers = probes[part].uses.values() if part in probes else ()
+        if any(student.expected.get(h) not in (None, MANUAL) and student.expected[h] < points[h] for h in helpers):
+            continue  # marked with the course's helper in place of the student's wrong one
+        if failed == full:
+            out.append(f"{key[0]} {key[1]} {part}: the check {'fails' if failed else 'passes'} but the verdict "
+                       f"gives {expected} of {points[part]:g}")
+    return out
+
+
+@pytest.mark.parametrize("student, assignment", sorted(STUDENTS))
+def test_the_visible_check_fails_exactly_when_the_verdict_takes_marks(student, assignment):
+    assert disagreements((student, assignment)) == []
+
+
+if __name__ == "__main__":
+    wanted = sys.argv[1:]
+    found = [d for key in sorted(STUDENTS) if not wanted or any(w in key[1] for w in wanted)
+             for d in disagreements(key)]
+    print("\n".join(found) or "the checks and the verdicts agree")
