@@ -13,6 +13,7 @@ import numpy as np
 
 from .notebook_checks import RTOL, ATOL
 
+POSITIONAL = ("tokens", "positions", "queries", "keys", "words", "columns", "entries")
 GENERIC_AXES = {1: ("entries",), 2: ("rows", "columns"), 3: ("items along axis 0", "rows", "columns")}
 
 
@@ -105,6 +106,29 @@ def _sums_to_one(a, axis):
     return a.shape[axis] > 1 and bool(np.allclose(a.sum(axis=axis), 1.0, rtol=RTOL, atol=1e-6))
 
 
+def _weights(g, w, axes, axis):
+    """Findings on attention weights (both sum to one along `axis`): masked entries, too peaked, too flat."""
+    masked, shown = w <= 1e-12, w > 1e-9
+    leaked, hidden = masked & (g > 1e-6), shown & (g <= 1e-12)
+    if leaked.any() and not hidden.any():
+        return (f"it gives weight to {int(leaked.sum())} entries that should get none: is the mask applied, "
+                "and to the right entries (the keys at or past each valid length)?")
+    if hidden.any() and not leaked.any():
+        return (f"it gives no weight to {int(hidden.sum())} entries that should get some: does the mask cover "
+                "too much (one key too many, or the wrong axis)?")
+    if leaked.any():
+        return (f"it gives weight to {int(leaked.sum())} entries that should get none, and none to "
+                f"{int(hidden.sum())} that should get some: a mask over the wrong entries?")
+    peak_g, peak_w = g.max(axis=axis), w.max(axis=axis)  # the largest weight of each distribution
+    if np.all(peak_g > peak_w + 1e-6):
+        return (f"its weights are more peaked than the right ones (largest weight {peak_g.max():.3g}, "
+                f"expected {peak_w.max():.3g}): are the dot products scaled too little, or not at all?")
+    if np.all(peak_g < peak_w - 1e-6):
+        return (f"its weights are flatter than the right ones (largest weight {peak_g.max():.3g}, expected "
+                f"{peak_w.max():.3g}): are the dot products scaled too much (by D instead of sqrt(D)?)")
+    return None
+
+
 def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
@@ -152,6 +176,11 @@ def same_shape(got, want, inputs=None, names=()):
                 return (f"its weights do not sum to one along the {axes[axis]} (sums from {sums.min():.3g} to "
                         f"{sums.max():.3g}): a normalisation missing, or over the wrong entries?")
     for axis in range(g.ndim):
+        if _sums_to_one(w, axis) and _sums_to_one(g, axis) and np.all(g >= -ATOL):
+            text = _weights(g, w, axes, axis)
+            if text:
+                return text
+    for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
             return (f"it is the same for every {_singular(axes[axis])}, which the right answer is not: "
                     "a placeholder, or an average over them?")
@@ -162,12 +191,10 @@ def same_shape(got, want, inputs=None, names=()):
         wrong = [i for i in range(n) if not _close(g.take(i, axis), w.take(i, axis))]
         if 0 < len(wrong) < n:
             right = [i for i in range(n) if i not in wrong]
-            if wrong == list(range(wrong[0], n)) and wrong[0] > 0:
-                return (f"{_named(axes[axis], right)} are right, {_singular(axes[axis])} {wrong[0] + 1} and "
-                        "every one after it are wrong: a length, a mask or a loop bound that stops early?"
-                        if len(right) > 1 else
-                        f"{_singular(axes[axis])} 1 is right, every one after it is wrong: a length, a mask "
-                        "or a loop bound that stops early?")
+            if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
+                return (f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
+                        f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
+                        f"{'is' if len(wrong) == 1 else 'are'} wrong: a length, a mask or a loop bound that stops early?")
             return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
                     f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
     offset = g - w
@@ -204,3 +231,59 @@ def other_shape(got, want, inputs=None, names=()):
         said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
         return f"shape {g.shape}, expected {w.shape}: {said}"
     return f"shape {g.shape}, expected {w.shape}"
+
+
+# ---------------------------------------------------------------- errors
+
+_ERRORS = [  # (pattern in "raised Type: message", sentence built from the match)
+    (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*\(size (\d+) is different from (\d+)\)",
+     lambda m: f"a matrix product A @ B met an A with {m[2]} columns and a B with {m[1]} rows (they must be "
+               "equal): check which side each matrix multiplies from, and whether one needs a .T"),
+    (r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned",
+     lambda m: f"np.dot met shapes ({m[1]}) and ({m[2]}), which do not multiply: check which side each matrix "
+               "multiplies from, and whether one needs a .T"),
+    (r"could not be broadcast together with shapes (\([\d,]*\)) (\([\d,]*\))",
+     lambda m: f"two arrays of shapes {m[1]} and {m[2]} were combined entry by entry (+, -, *, /, np.where), "
+               "but those shapes do not fit together: is an axis missing (keepdims=True, [:, None]), or one of "
+               "them transposed?"),
+    (r"cannot reshape array of size (\d+) into shape (\([\d, ]*\))",
+     lambda m: f"a reshape asked for shape {m[2]}, which does not hold the array's {m[1]} entries: are the "
+               "sizes taken from the arguments' shapes (D // H, not a fixed number)?"),
+    (r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
+     lambda m: f"an index ran past the end of an axis (index {m[1]}, on an axis of {m[3]}): is a loop bound or "
+               "a size fixed, or off by one?"),
+    (r"too many indices for array: array is (\d+)-dimensional, but (\d+) were indexed",
+     lambda m: f"an array with {m[1]} axes was indexed as if it had {m[2]}: does the code expect an axis "
+               "(a batch axis?) that the input does not have?"),
+    (r"axis (-?\d+) is out of bounds for array of dimension (\d+)",
+     lambda m: f"axis {m[1]} was asked of an array with {m[2]} axes: is the axis right for this array's shape?"),
+    (r"does not have enough dimensions",
+     lambda m: "a matrix product (@) met a number or a 1-D array where a matrix is needed: is every operand a "
+               "matrix, and does every function it calls return one?"),
+    (r"NameError: name '(\w+)' is not defined",
+     lambda m: f"it uses the name {m[1]}, which is not defined when it runs: take sizes from the arguments' "
+               "shapes, and make sure every function it calls is defined in the notebook"),
+    (r"NoneType",
+     lambda m: "something it used (or returned) is None: does a function end without its return line?"),
+    (r"KeyError",
+     lambda m: "a dictionary was asked for a key it does not hold: look keys that may be missing up with "
+               "dict.get(key, default)"),
+    (r"ZeroDivisionError|division by zero",
+     lambda m: "it divides by zero: an empty sequence (a length of 0), or a sum that is 0?"),
+    (r"RecursionError",
+     lambda m: "a function calls itself without end: does it call itself by mistake, under its own name?"),
+    (r"setting an array element with a sequence|inhomogeneous",
+     lambda m: "an array was built from pieces of different lengths: are all the rows (or tokens) the same size?"),
+    (r"unsupported operand type\(s\) for [@*+/-]+: 'list'|'list' and",
+     lambda m: "a Python list was used where an array is needed: make it an array first, np.array(...)"),
+]
+
+
+def error(why):
+    """A sentence on what an error (or a result that is not an array) means, or None."""
+    import re
+    for pattern, sentence in _ERRORS:
+        match = re.search(pattern, why)
+        if match:
+            return sentence(match)
+    return None

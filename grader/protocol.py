@@ -83,6 +83,9 @@ class Probe:
     # Source defining this part's function as the course writes it, put in place of the student's
     # when another part that calls it is graded.
     kernel_reference: str = ""
+    # Views that undo what the grader knows (the output projection, the values), for structural
+    # findings when the result itself shows nothing simple: (words, view(inputs, result), axes); see grader/views.py.
+    views: tuple = ()
 
 
 # --------------------------------------------------------------------------
@@ -466,7 +469,7 @@ class Raises:
     """A mistake's result on inputs where making it raises an error."""
 
 
-def recognise(mistake, inputs, value, why):
+def recognise(mistake, inputs, value, why, exact=False):
     """Whether this case's result (None with `why` when it raised; `why` None when right) fits this mistake."""
     if mistake.compute is None:  # known by the error it raises, which it raises on every input
         return value is None and bool(mistake.raises) and why.startswith("raised") and mistake.raises in why
@@ -477,17 +480,21 @@ def recognise(mistake, inputs, value, why):
         return value is None and why.startswith("raised")
     if value is None:
         return False
-    return _same_with_nan(value, mistaken)
+    return _same_with_nan(value, mistaken, exact)
 
 
-def _same_with_nan(got, want):
-    """Equal, where nan and inf must stand in the same places (a mistaken result may hold them)."""
+def _same_with_nan(got, want, exact=False):
+    """Equal, where nan and inf must stand in the same places (a mistaken result may hold them); with
+    `exact`, in exactly the same shape."""
     if isinstance(want, list) or isinstance(got, list):
         if not (isinstance(want, list) and isinstance(got, list)) or len(got) != len(want):
             return False
-        return all(_same_with_nan(g, w) for g, w in zip(got, want))
+        return all(_same_with_nan(g, w, exact) for g, w in zip(got, want))
     try:
-        return bool(_same(np.asarray(got, dtype=float), np.asarray(want, dtype=float)))
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+        if exact and got.shape != want.shape:
+            return False
+        return bool(_same(got, want))
     except (TypeError, ValueError):
         return False
 
@@ -498,7 +505,7 @@ def _recognised(probe, cases, got, reasons):
     if all(why is None for why in reasons):
         return None
     fits = [m for m in probe.mistakes
-            if all(recognise(m, c.inputs, g, why) for c, g, why in zip(cases, got, reasons))]
+            if all(recognise(m, c.inputs, g, why, probe.exact_shape) for c, g, why in zip(cases, got, reasons))]
     names = {m.name for m in fits}
     return fits[0] if len(names) == 1 else None
 
@@ -527,9 +534,13 @@ def _finding(probe, cases, got, reasons):
     where = _where(case)
     right = [c for c, why_ in zip(cases, reasons) if why_ is None]
     if value is None:
+        said = why.split(":", 1)[0] if why.startswith("raised") else why
+        meaning = diagnose.error(why)
         if right and all(g is None for _, g, _ in bad):
-            return (f"On {where}: {why}, though it runs on {len(right)} other input(s): does it assume "
-                    "a size or shape that only some inputs have?", "structural")
+            return (f"On {where}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} other "
+                    "input(s): does it assume a size or shape that only some inputs have?", "structural")
+        if meaning:
+            return f"On {where}: {said}: {meaning}", "structural"
         return f"On {where}: {why}", "reported"
     want = probe.reference(case.inputs)
     label = ""
@@ -553,9 +564,43 @@ def _finding(probe, cases, got, reasons):
         kind = "structural" if not text.startswith("shape ") or "where" in text else "reported"
         return f"On {where}: {label}{text}", kind
     text = diagnose.same_shape(g, w, case.inputs, probe.axes)
+    if text is None and not label:
+        text = _seen_through_views(probe, case.inputs, value, want)
     if text is None:
+        text = _sizes_finding(cases, got, reasons)
+        if text:
+            return text, "structural"
         return f"On {where}: {label}{why.split(': ', 1)[-1] if label else why}", "reported"
     return f"On {where}: {label}{text}", "structural"
+
+
+def _seen_through_views(probe, inputs, value, want):
+    """A finding on a view of the result (its heads before the output projection, its weights), or None."""
+    from . import diagnose
+    for words, view, axes in probe.views:
+        try:
+            g, w = view(inputs, value), view(inputs, want)
+        except (ValueError, TypeError, IndexError, KeyError, np.linalg.LinAlgError):
+            continue
+        if g is None or w is None or np.shape(g) != np.shape(w):
+            continue
+        text = diagnose.same_shape(g, w, inputs, axes)
+        if text:
+            return f"{words}, {text}"
+    return None
+
+
+def _sizes_finding(cases, got, reasons):
+    """Right on the smaller inputs and wrong on every larger one: a fixed size or loop bound, likely."""
+    sized = [(np.size(g) if not isinstance(g, list) else sum(np.size(x) for x in g), c, why)
+             for c, g, why in zip(cases, got, reasons) if g is not None]
+    right = [n for n, _, why in sized if why is None]
+    wrong = [(n, c) for n, c, why in sized if why is not None]
+    if right and wrong and len(wrong) == sum(why is not None for why in reasons) and min(n for n, _ in wrong) > max(right):
+        about = ", ".join(_where(c) for _, c in wrong[:2])
+        return (f"Right on the smaller inputs, wrong on every larger one ({about}): does a size or a loop "
+                "bound stay fixed somewhere?")
+    return None
 
 
 def verdict_outputs(v: Verdict) -> list:

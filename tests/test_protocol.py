@@ -342,3 +342,44 @@ def test_a_missing_batch_axis_is_found_when_shapes_are_exact():
     w = np.ones((1, 3, 2)) * np.arange(2.0)
     assert "batch axis" in diagnose.other_shape(w[0], w)
     assert "transpose" in diagnose.other_shape(np.arange(6.0).reshape(3, 2).T, np.arange(6.0).reshape(3, 2))
+
+
+def _report(values):
+    return [{"output_type": "display_data", "data": {protocol.MIME: {"results": [
+        {"ok": True, "value": protocol_value(v)} for v in values]}}}]
+
+
+def test_a_wrong_head_is_found_behind_the_output_projection():
+    """Notebook 04: head 2's values doubled; every entry of X' is wrong, but undoing omega_c shows which head."""
+    from grader import mistakes, reference
+    probe = PROBES["04_multihead_attention"]["test_multihead_general"]
+    cases = probe.cases(np.random.default_rng(5))
+
+    def head_2_doubled(i):
+        lists = i if "omegas_v" in i else mistakes.two_heads(i)
+        heads = list(zip(*(lists[mistakes.plural(n)] for n in cases_module.PARAMETERS)))
+        heads[1] = (2 * heads[1][0],) + tuple(heads[1][1:])
+        return reference.multihead_self_attention(lists["X"], heads, lists["omega_c"])
+    from grader import cases as cases_module
+    v = verdict(probe, cases, _report([head_2_doubled(c.inputs) for c in cases]), 3)
+    assert v.finding == "structural" and "undoing the output projection omega_c" in v.message, v.message
+    assert "head 2 of" in v.message, v.message
+
+
+def test_weights_over_the_wrong_axis_are_found_behind_the_values():
+    """Notebook 01: a softmax over rows, seen in the weights that the result implies (when D >= N)."""
+    from grader import reference
+    probe = Probe(what="self_attention", call="", cases=None, axes=("features", "tokens"),
+                  reference=SELF_ATTENTION.reference, views=SELF_ATTENTION.views)
+    rng = np.random.default_rng(0)
+    i = {"X": rng.normal(size=(5, 3)), **{n: rng.normal(size=(5, 5)) / 2 for n in ("omega_v", "omega_q", "omega_k")},
+         **{n: rng.normal(size=(5, 1)) for n in ("beta_v", "beta_q", "beta_k")}}
+    V, Q, K = reference.queries_keys_values(i["X"], *(i[n] for n in cases_module_params()))
+    rows = V @ reference.softmax_cols((K.T @ Q).T).T
+    v = verdict(probe, [Case("fresh", i, "D=5, N=3")], _report([rows]), 3)
+    assert "other attention weights" in v.message and "sums to one along the queries instead of along the keys" in v.message, v.message
+
+
+def cases_module_params():
+    from grader import cases
+    return cases.PARAMETERS

@@ -1,0 +1,67 @@
+"""Views of a result that make a mistake easier to see, for structural findings (Probe.views).
+
+An attention layer's output mixes everything before the verdict sees it: the output
+projection mixes the heads' features, and the values mix the attention weights. A view
+undoes what the grader knows exactly (it has the inputs), so `diagnose.same_shape` can say
+"head 2 of 3 is wrong" or "the weights sum to one along the queries" of a result where
+every entry is wrong. Each view takes (inputs, result) and returns an array, or None when
+the result cannot be undone (wrong shape, a matrix that cannot be inverted).
+"""
+import numpy as np
+
+from . import mistakes
+
+
+def _solve_right(A, W):
+    """A @ inv(W), when W is square and well conditioned."""
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1] or np.linalg.cond(W) > 1e8:
+        return None
+    return np.linalg.solve(W.T, np.swapaxes(A, -1, -2)).swapaxes(-1, -2) if A.ndim == 2 else A @ np.linalg.inv(W)
+
+
+def heads_column_convention(inputs, value):
+    """Multi-head attention of notebook 04, X' = omega_c @ (heads stacked): the heads, (H, D/H, N)."""
+    lists = inputs if "omegas_v" in inputs else mistakes.two_heads(inputs)
+    omega_c = np.asarray(lists["omega_c"], dtype=float)
+    value = np.asarray(value, dtype=float)
+    H = len(lists["omegas_v"])
+    if value.shape != (omega_c.shape[0], np.shape(lists["X"])[1]) or np.linalg.cond(omega_c) > 1e8:
+        return None
+    stacked = np.linalg.solve(omega_c, value)  # (D, N)
+    return stacked.reshape(H, stacked.shape[0] // H, stacked.shape[1])  # (H, D/H, N)
+
+
+def heads_row_convention(inputs, value):
+    """Multi-head attention in rows, out = concat(heads) @ W_o + b_o: the heads, (B, H, T, d)."""
+    value = np.asarray(value, dtype=float)
+    H = int(inputs.get("num_heads", inputs.get("H", 0)))
+    W_o = inputs["W_o"]
+    if value.ndim != 3 or H < 1 or value.shape[-1] % H:
+        return None
+    concat = _solve_right(value - np.asarray(inputs.get("b_o", 0.0), dtype=float), W_o)  # (B, T, D)
+    if concat is None:
+        return None
+    B, T, D = concat.shape
+    return concat.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)  # (B, H, T, d)
+
+
+def weights_column_convention(inputs, value):
+    """Self-attention of notebooks 01-02, X' = V @ A: the weights A (N, N) the result implies, when the
+    values V (D, N) have independent columns (D >= N) and X' is a mix of them."""
+    V = np.asarray(inputs["omega_v"], dtype=float) @ inputs["X"] + inputs["beta_v"]  # (D, N)
+    value = np.asarray(value, dtype=float)
+    if value.shape != V.shape or V.shape[0] < V.shape[1] or np.linalg.matrix_rank(V) < V.shape[1]:
+        return None
+    A, *_ = np.linalg.lstsq(V, value, rcond=None)  # (N, N)
+    if not np.allclose(V @ A, value, rtol=1e-6, atol=1e-8):
+        return None  # not a mix of the values at all
+    return A
+
+
+# (words that introduce the finding, the view, the names of its axes)
+HEADS_04 = ("undoing the output projection omega_c", heads_column_convention, ("heads", "features", "tokens"))
+HEADS_ROWS = ("undoing the output projection W_o", heads_row_convention,
+              ("sequences", "heads", "positions", "features"))
+WEIGHTS_01 = ("it mixes the right values with other attention weights; in those", weights_column_convention,
+              ("keys", "queries"))
