@@ -119,13 +119,46 @@ def _weights(g, w, axes, axis):
     if leaked.any():
         return (f"it gives weight to {int(leaked.sum())} entries that should get none, and none to "
                 f"{int(hidden.sum())} that should get some: a mask over the wrong entries?")
-    peak_g, peak_w = g.max(axis=axis), w.max(axis=axis)  # the largest weight of each distribution
-    if np.all(peak_g > peak_w + 1e-6):
-        return (f"its weights are more peaked than the right ones (largest weight {peak_g.max():.3g}, "
-                f"expected {peak_w.max():.3g}): are the dot products scaled too little, or not at all?")
-    if np.all(peak_g < peak_w - 1e-6):
-        return (f"its weights are flatter than the right ones (largest weight {peak_g.max():.3g}, expected "
-                f"{peak_w.max():.3g}): are the dot products scaled too much (by D instead of sqrt(D)?)")
+    return _scores(g, w, axes, axis)
+
+
+def _scores(g, w, axes, axis):
+    """Softmax weights read back as scores: log-weights, up to a constant per distribution, where both are
+    far from 0 (a saturated weight says nothing). Scores scaled by a factor, or off by a constant for each
+    key whatever the query, show there exactly; nothing is said unless one of them fits every entry."""
+    if g.ndim != 2:
+        return None
+    G, Wt = np.moveaxis(g, axis, 0), np.moveaxis(w, axis, 0)  # (M entries, J distributions)
+    valid = (G > 1e-9) & (Wt > 1e-9)
+    valid[:, valid.sum(axis=0) < 2] = False
+    if valid.sum() < 4:
+        return None
+    with np.errstate(divide="ignore"):
+        Lg, Lw = np.log(np.where(valid, G, 1.0)), np.log(np.where(valid, Wt, 1.0))
+    def centred(L):
+        mean = (L * valid).sum(axis=0) / np.maximum(valid.sum(axis=0), 1)
+        return (L - mean)[valid]
+    Sg, Sw = centred(Lg), centred(Lw)
+    spread = float(np.max(np.abs(Sw)))
+    if spread < 1e-6:
+        return None
+    c = float(np.vdot(Sg, Sw) / np.vdot(Sw, Sw))
+    if abs(c - 1) > 1e-3 and np.allclose(Sg, c * Sw, rtol=1e-4, atol=1e-6 * spread):
+        return (f"its weights are the softmax of scores {c:.4g} times the right ones: are the dot products "
+                "scaled by the right amount, the square root of the queries' size?")
+    # Off by o[m] for entry m in every distribution: (log g - log w)[m, j] = o[m] + c[j].
+    M, J = G.shape
+    rows, cols = np.nonzero(valid)
+    design = np.zeros((len(rows), M + J))
+    design[np.arange(len(rows)), rows] = 1
+    design[np.arange(len(rows)), M + cols] = 1
+    d = (Lg - Lw)[valid]
+    solution, *_ = np.linalg.lstsq(design, d, rcond=None)
+    o = solution[:M][np.unique(rows)]
+    if np.allclose(design @ solution, d, rtol=0, atol=1e-6 * max(spread, 1.0)) and np.ptp(o) > 1e-4:
+        one, other = _singular(axes[axis]), _singular(axes[1 - axis])
+        return (f"each {one}'s score is off by the same amount for every {other}: a term that depends on "
+                f"the {one} alone, such as a bias left out of the queries (K.T @ beta_q)?")
     return None
 
 
@@ -153,6 +186,9 @@ def same_shape(got, want, inputs=None, names=()):
         if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and _close(g, c * w):
             if abs(c + 1) < 1e-6:
                 return "every entry has the wrong sign: it is minus the right answer"
+            if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
+                return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
+                        "is each divided by the right sum (the sum of the exponentials)?")
             return f"every entry is {c:.4g} times the right one{_factor_words(c, _sizes(inputs))}"
     for axis in range(g.ndim):
         if g.shape[axis] > 1:
@@ -182,8 +218,9 @@ def same_shape(got, want, inputs=None, names=()):
                 return text
     for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
-            return (f"it is the same for every {_singular(axes[axis])}, which the right answer is not: "
-                    "a placeholder, or an average over them?")
+            one = _singular(axes[axis])
+            return (f"it is the same for every {one}, which the right answer is not: is an index that should "
+                    f"follow the {one} fixed (the same query, the same weights for all), or a placeholder left?")
     for axis in range(g.ndim):
         n = g.shape[axis]
         if n < 2:

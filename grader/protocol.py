@@ -527,27 +527,46 @@ def _summary(cases, reasons):
 
 
 def _finding(probe, cases, got, reasons):
-    """(one sentence on what is wrong, and how: "structural" or "reported"), from the first wrong case."""
+    """(one sentence on what is wrong, and how: "structural" or "reported"). Each wrong case is looked at
+    in turn (the book's may be saturated where a fresh one shows the cause) and the first finding is said."""
     from . import diagnose
     bad = [(c, g, why) for c, g, why in zip(cases, got, reasons) if why is not None]
-    case, value, why = bad[0]
-    where = _where(case)
     right = [c for c, why_ in zip(cases, reasons) if why_ is None]
-    if value is None:
+    if all(g is None for _, g, _ in bad):
+        case, _, why = bad[0]
         said = why.split(":", 1)[0] if why.startswith("raised") else why
         meaning = diagnose.error(why)
-        if right and all(g is None for _, g, _ in bad):
-            return (f"On {where}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} other "
-                    "input(s): does it assume a size or shape that only some inputs have?", "structural")
+        if right:
+            return (f"On {_where(case)}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} "
+                    "other input(s): does it assume a size or shape that only some inputs have?", "structural")
         if meaning:
-            return f"On {where}: {said}: {meaning}", "structural"
-        return f"On {where}: {why}", "reported"
+            return f"On {_where(case)}: {said}: {meaning}", "structural"
+        return f"On {_where(case)}: {why}", "reported"
+    for case, value, why in bad:
+        if value is None:
+            meaning = diagnose.error(why)
+            if meaning:
+                return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
+            continue
+        text = _case_finding(probe, case, value, why)
+        if text:
+            return f"On {_where(case)}: {text}", "structural"
+    text = _sizes_finding(cases, got, reasons)
+    if text:
+        return text, "structural"
+    case, value, why = bad[0]
+    return f"On {_where(case)}: {why}", "reported"
+
+
+def _case_finding(probe, case, value, why):
+    """What is wrong with one case's result, or None when nothing simple fits."""
+    from . import diagnose
     want = probe.reference(case.inputs)
     label = ""
     if isinstance(want, list):
         items = list(value) if isinstance(value, np.ndarray) and value.ndim >= 1 else value
         if not isinstance(items, list) or len(items) != len(want):
-            return f"On {where}: {why}", "reported"
+            return None
         for i, (g, w) in enumerate(zip(items, want)):
             if compare(g, w, exact=probe.exact_shape) is not None:
                 value, want = g, w
@@ -556,22 +575,16 @@ def _finding(probe, cases, got, reasons):
     try:
         g, w = np.asarray(value, dtype=float), np.asarray(want, dtype=float)
     except (TypeError, ValueError):
-        return f"On {where}: {why}", "reported"
+        return None
     if not probe.exact_shape:
         g, w = np.squeeze(g), np.squeeze(w)
     if g.shape != w.shape:
         text = diagnose.other_shape(g, w, case.inputs, probe.axes)
-        kind = "structural" if not text.startswith("shape ") or "where" in text else "reported"
-        return f"On {where}: {label}{text}", kind
+        return label + text if not text.startswith("shape ") or "where" in text else None
     text = diagnose.same_shape(g, w, case.inputs, probe.axes)
     if text is None and not label:
         text = _seen_through_views(probe, case.inputs, value, want)
-    if text is None:
-        text = _sizes_finding(cases, got, reasons)
-        if text:
-            return text, "structural"
-        return f"On {where}: {label}{why.split(': ', 1)[-1] if label else why}", "reported"
-    return f"On {where}: {label}{text}", "structural"
+    return label + text if text else None
 
 
 def _seen_through_views(probe, inputs, value, want):
@@ -582,6 +595,8 @@ def _seen_through_views(probe, inputs, value, want):
             g, w = view(inputs, value), view(inputs, want)
         except (ValueError, TypeError, IndexError, KeyError, np.linalg.LinAlgError):
             continue
+        if isinstance(g, str):
+            return g
         if g is None or w is None or np.shape(g) != np.shape(w):
             continue
         text = diagnose.same_shape(g, w, inputs, axes)

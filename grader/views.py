@@ -5,7 +5,8 @@ projection mixes the heads' features, and the values mix the attention weights. 
 undoes what the grader knows exactly (it has the inputs), so `diagnose.same_shape` can say
 "head 2 of 3 is wrong" or "the weights sum to one along the queries" of a result where
 every entry is wrong. Each view takes (inputs, result) and returns an array, or None when
-the result cannot be undone (wrong shape, a matrix that cannot be inverted).
+the result cannot be undone (wrong shape, a matrix that cannot be inverted), or a
+sentence when undoing it shows the finding at once.
 """
 import numpy as np
 
@@ -55,6 +56,11 @@ def weights_column_convention(inputs, value):
         return None
     A, *_ = np.linalg.lstsq(V, value, rcond=None)  # (N, N)
     if not np.allclose(V @ A, value, rtol=1e-6, atol=1e-8):
+        X = np.asarray(inputs["X"], dtype=float)  # (D, N)
+        B, *_ = np.linalg.lstsq(X, value, rcond=None)
+        if np.linalg.matrix_rank(X) == X.shape[1] and np.allclose(X @ B, value, rtol=1e-6, atol=1e-8):
+            return ("it is a mix of the inputs X, not of the values V = omega_v @ X + beta_v: are the "
+                    "attention weights applied to the values?")
         return None  # not a mix of the values at all
     return A
 

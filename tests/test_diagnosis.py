@@ -1,0 +1,136 @@
+"""Wrong answers the catalogue does not name still get a cause; right answers written other ways get none.
+
+Each entry is a realistic mistake, written as an edit of the answer key, that no catalogued mistake
+computes: its verdict must take marks and say what is structurally wrong (or, where it calls a graded
+helper, blame the helper), never name a catalogued mistake it did not make. The notebook runs
+in-process (our own fixture code), and each part is probed and marked exactly as grading does.
+
+    python -m tests.test_diagnosis      prints every verdict
+"""
+import contextlib
+import io
+import os
+from types import SimpleNamespace
+
+import IPython.display
+import nbformat
+import numpy as np
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+from nbgrader import utils  # noqa: E402
+
+from grader import protocol  # noqa: E402
+from grader.assignments import PROBES  # noqa: E402
+from grader.build import SOURCE, answer_key  # noqa: E402
+from grader.report import DIAGNOSED  # noqa: E402
+
+
+def _notebook(assignment, edits):
+    nb = answer_key(nbformat.read(str(SOURCE / assignment / f"{assignment}.ipynb"), as_version=4))
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        for old, new in edits.get(grade_id, []):
+            assert old in cell.source, f"{assignment} {grade_id}: {old!r} not in the answer key"
+            cell.source = cell.source.replace(old, new)
+    return nb
+
+
+def grade_in_process(assignment, edits, seed=0):
+    """{grade_id: Verdict} for the answer key with `edits`, every probed part marked as grading marks it."""
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    nb = _notebook(assignment, edits)
+    solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}
+    probes = PROBES[assignment]
+    verdicts, done = {}, {}
+    shown = []
+    saved_display = IPython.display.display
+    IPython.display.display = lambda obj, raw=False: shown.append(obj)
+    try:
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in probes and utils.is_grade(cell) and not utils.is_solution(cell):
+                probe = probes[grade_id]
+                cases = probe.cases(np.random.default_rng(seed))
+                swap = {n: probes[p].kernel_reference for n, p in probe.uses.items() if p in probes}
+                source = protocol.probe_source(probe, cases, solutions.get(probe.cell, ""), swap)
+                shown.clear()
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                    shell.run_cell(source, store_history=False)
+                outputs = [{"output_type": "display_data", "data": obj} for obj in shown]
+                helpers = {n: done.get(p) for n, p in probe.uses.items()}
+                v = protocol.verdict(probe, cases, outputs, float(cell.metadata.nbgrader["points"]), helpers)
+                verdicts[grade_id] = done[grade_id] = (probe.what, v)
+                continue
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                shell.run_cell(cell.source, store_history=False)
+    finally:
+        IPython.display.display = saved_display
+        import matplotlib.pyplot as plt
+        plt.close("all")
+    return {g: v for g, (_, v) in verdicts.items()}
+
+
+def W(assignment, part, edits, because=""):
+    """A wrong answer: `edits` {grade_id: [(old, new)]} of the answer key, wrong in `part`."""
+    return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because)
+
+
+A01, A02, A04, A05, A06 = ("01_self_attention", "02_scaled_attention", "04_multihead_attention",
+                           "05_batched_masked_attention", "06_contextual_embeddings")
+SA01 = "attention = softmax_cols(K.T @ Q)  # (N, N): column n is query n's weights over the keys"
+
+WRONG = {
+    "softmax divided by the sum of the inputs": W(A01, "test_softmax", {"softmax_def": [
+        ("np.sum(np.exp(items_in))", "np.sum(items_in)")]}),
+    "softmax divided by the count": W(A01, "test_softmax", {"softmax_def": [
+        ("np.sum(np.exp(items_in))", "len(items_in)")]}),
+    "loop: every query is the first": W(A01, "test_attention_loop", {"attention_loop": [
+        ("dot_product = key.T @ all_queries[n]", "dot_product = key.T @ all_queries[0]")]}),
+    "self-attention weighs the inputs, not the values": W(A01, "test_self_attention", {"self_attention_def": [
+        ("X_prime = V @ attention", "X_prime = X @ attention")]}),
+    "self-attention doubled": W(A01, "test_self_attention", {"self_attention_def": [
+        ("X_prime = V @ attention", "X_prime = 2 * V @ attention")]}),
+    "self-attention: softmax over the whole matrix": W(A01, "test_self_attention", {"self_attention_def": [
+        (SA01, "S = K.T @ Q\n  attention = np.exp(S - S.max()) / np.exp(S - S.max()).sum()")]}),
+    "softmax_cols divided by the whole sum": W(A02, "test_softmax_cols", {"softmax_cols_def": [
+        ("np.sum(exp_values, axis=0, keepdims=True)", "np.sum(exp_values)")]}),
+    "softmax_cols shifted by each row's maximum": W(A02, "test_softmax_cols", {"softmax_cols_def": [
+        ("np.max(data_in, axis=0, keepdims=True)", "np.max(data_in, axis=1, keepdims=True)")]}),
+    "scaled attention: the values scaled too": W(A02, "test_scaled_attention", {"scaled_attention_def": [
+        ("X_prime = V @ attention", "X_prime = V @ attention / np.sqrt(D_q)")]}),
+    "scaled attention: scaled by a fixed 2": W(A02, "test_scaled_attention", {"scaled_attention_def": [
+        ("K.T @ Q / np.sqrt(D_q)", "K.T @ Q / 2")]}),
+    "scaled attention: scaled twice": W(A02, "test_scaled_attention", {"scaled_attention_def": [
+        ("K.T @ Q / np.sqrt(D_q)", "K.T @ Q / np.sqrt(D_q) / np.sqrt(D_q)")]}),
+    "one head: queries without the bias": W(A04, "test_attention_weights", {"attention_weights_def": [
+        ("Q = omega_q @ X + beta_q", "Q = omega_q @ X")]}),
+    "one head: scaled by a fixed 2": W(A04, "test_attention_weights", {"attention_weights_def": [
+        ("K.T @ Q / np.sqrt(Q.shape[0])", "K.T @ Q / 2")]}),
+    "two heads: the second head's values without bias": W(A04, "test_multihead", {"multihead_def": [
+        ("head2 = (omega_v2 @ X + beta_v2)", "head2 = (omega_v2 @ X)")]}),
+    "two heads: the second head attends with the first head's weights": W(A04, "test_multihead", {"multihead_def": [
+        ("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
+         "attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)")]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_an_uncatalogued_mistake_gets_a_cause_and_no_wrong_name(name):
+    w = WRONG[name]
+    for seed in (0, 1):
+        v = grade_in_process(w.assignment, w.edits, seed)[w.part]
+        assert v.score < v.points, f"{name}: full marks: {v.message}"
+        assert v.finding in DIAGNOSED, f"{name}: no cause: {v.message}"
+
+
+if __name__ == "__main__":
+    for name in sorted(WRONG):
+        w = WRONG[name]
+        v = grade_in_process(w.assignment, w.edits)[w.part]
+        print(f"{name}\n    {v.score:g}/{v.points:g} [{v.finding}] {v.message}")
