@@ -3,9 +3,12 @@ import numpy as np
 
 # Fresh sizes avoid the book's own (D=4, N=3), so an answer that leans on the
 # notebook's globals or on the book's printed numbers cannot pass by chance, and
-# D=2 (where dividing by D equals dividing by the book's sqrt(4)).
+# D=2 (where dividing by D equals dividing by the book's sqrt(4)). N=4 is left out
+# too (dividing by sqrt(N) would equal the book's sqrt(D)), and N never equals D
+# (fresh_12_1 sees to it): a result transposed, or scaled by the number of tokens,
+# then differs from the right one in shape or in value.
 FRESH_D = (3, 5, 6, 7)
-FRESH_N = (4, 5, 6)
+FRESH_N = (5, 6, 7)
 PARAMETERS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
 
 
@@ -33,12 +36,20 @@ def fresh_12_1(rng, D=None, N=None):
     then far from saturated, so a softmax over the wrong axis or a wrong scale
     changes the result visibly instead of hiding behind weights of 0 and 1.
     """
-    D = int(rng.choice(FRESH_D)) if D is None else D
-    N = int(rng.choice(FRESH_N)) if N is None else N
+    if N is None:
+        D = int(rng.choice(FRESH_D)) if D is None else D
+        N = int(rng.choice([n for n in FRESH_N if n != D]))
+    elif D is None:
+        D = int(rng.choice([d for d in FRESH_D if d != N]))
     X = rng.normal(size=(D, N))
     params = {name: rng.normal(scale=1 / np.sqrt(D), size=(D, D)) if name.startswith("omega")
               else rng.normal(scale=0.5, size=(D, 1)) for name in PARAMETERS}
     return dict(N=N, D=D, all_x=[X[:, [n]] for n in range(N)], X=X, **params)
+
+
+def other_12_1():
+    """The notebooks' second example (D=5, N=3): a fixed draw of other sizes, for the checks a student sees."""
+    return fresh_12_1(np.random.default_rng(2024), D=5, N=3)
 
 
 def only(inputs, names):
@@ -89,24 +100,64 @@ def book_06():
 
 
 def fresh_vocab_06(rng):
-    """A fresh vocabulary: <unk> first, then 8 to 14 words of WORDS_06 in a random order."""
-    return [UNK] + [str(w) for w in rng.choice(WORDS_06, size=int(rng.integers(8, 15)), replace=False)]
+    """A fresh vocabulary: 8 to 14 words of WORDS_06 in a random order, with <unk> among them, never first
+    (every vocabulary of the notebook has <unk> at 0, so a tokenizer that assumes 0 shows here)."""
+    words = [str(w) for w in rng.choice(WORDS_06, size=int(rng.integers(8, 15)), replace=False)]
+    words.insert(int(rng.integers(1, len(words) + 1)), UNK)
+    return words
 
 
-def fresh_sentence_06(rng, vocab_words, T, unknown=True, capitals=True):
-    """T words: known and (if `unknown`) unknown ones; (if `capitals`) the first and one known word capitalised."""
-    known = vocab_words[1:]
+# The notebook's second tokenize example: <unk> is id 2, and the sentence has capitals in odd places,
+# punctuation ("river," and "bank." are words the vocabulary does not know), a run of spaces and a tab.
+OTHER_VOCAB_06 = ["river", "boat", UNK, "the", "bank", "we", "sat", "by", "water"]
+OTHER_SENTENCE_06 = "We sat by the RIVER,  near the\tBoat bank."
+# The notebook's second embeddings example: the same vocabulary, known words only, a table of 9 x 5 (seed 6).
+OTHER_TEXT_06 = "the boat by the river bank"
+
+
+def other_table_06():
+    return np.random.default_rng(6).normal(size=(len(OTHER_VOCAB_06), 5))  # (V, D=5)
+
+
+def _odd_case(rng, word):
+    """A word with capitals in it: Capitalised, UPPER, or capitals in odd places (bAnK)."""
+    kind = int(rng.integers(3))
+    if kind == 0 or len(word) == 1:
+        return word.capitalize()
+    if kind == 1:
+        return word.upper()
+    return "".join(c.upper() if n % 2 else c for n, c in enumerate(word))
+
+
+def fresh_sentence_06(rng, vocab_words, T, unknown=True, capitals=True, messy=False):
+    """T words: known and (if `unknown`) unknown ones; (if `capitals`) the first and one known word capitalised.
+
+    `messy`: as the notebook's tokenize must take any text: one known word with punctuation stuck to it
+    ("bank." is not a word of the vocabulary), a tab between two words and a run of spaces between two
+    others (T >= 3), capitals in odd places.
+    """
+    known = [w for w in vocab_words if w != UNK]
     others = [w for w in WORDS_06 if w not in vocab_words] + ["thames", "lorry", "harbour"]
     while True:
         words = [str(rng.choice(known if not unknown or rng.random() < 0.6 else others)) for _ in range(T)]
         is_known = [w in known for w in words]
-        if all(is_known) if not unknown else (any(is_known) and not all(is_known)):
+        enough = sum(is_known) >= (2 if messy else 1)  # messy: one known word to punctuate, one to capitalise
+        if all(is_known) if not unknown else (enough and not all(is_known)):
             break
     if capitals:
-        words[0] = words[0].capitalize()
-        k = int(rng.choice([n for n in range(T) if is_known[n]]))
-        words[k] = words[k].upper() if rng.random() < 0.5 else words[k].capitalize()
-    return " ".join(words)
+        where = [n for n in range(T) if is_known[n]]
+        k = int(rng.choice(where))
+        words[k] = _odd_case(rng, words[k]) if messy else words[k].upper() if rng.random() < 0.5 else words[k].capitalize()
+        if messy:
+            p = int(rng.choice([n for n in where if n != k]))
+            words[p] = words[p] + str(rng.choice([".", ",", "!", "?", ";", ":"]))
+        words[0] = words[0][:1].upper() + words[0][1:]
+    if not messy:
+        return " ".join(words)
+    gaps = [" "] * (T - 1)
+    tab, run = rng.choice(T - 1, size=2, replace=False)
+    gaps[tab], gaps[run] = "\t", " " * int(rng.integers(2, 5))
+    return words[0] + "".join(gap + word for gap, word in zip(gaps, words[1:]))
 
 
 def pca_data_06(rng, N, D):
@@ -141,20 +192,25 @@ MASKS_05 = ("lengths", "empty", "causal", "causal padded")
 
 
 def fresh_05(rng, mask="lengths", self_attention=True, bias=True):
-    """MultiHeadAttention inputs of another size (2-4 heads of size 2-4, B=2 or 3, 4-7 tokens).
+    """MultiHeadAttention inputs of another size (2-4 heads of size 5 or 10, B=2 or 3, 4-7 tokens).
 
-    mask "lengths": valid_lens (B,), all different, in 1..Tk-1; "empty": the same but one
-    sequence has length 0 (no valid key); "causal": (B, T), query t sees keys 0..t;
+    num_hiddens is a multiple of 5, so code that uses the notebook's 5 heads whatever num_heads is
+    computes (and is recognised) instead of failing to reshape; the head count is never 5, and never
+    the head size.
+
+    mask "lengths": valid_lens (B,), all different, in 1..Tk-1; "empty": one sequence of
+    length 0 (no valid key), the others all different in 2..Tk-1; "causal": (B, T), query t sees keys 0..t;
     "causal padded": (B, T), min(t + 1, L_b) with L_b all different.
     """
-    H, d, B = int(rng.choice((2, 3, 4))), int(rng.choice((2, 3, 4))), int(rng.choice((2, 3)))
+    H, d, B = int(rng.choice((2, 3, 4))), int(rng.choice((5, 10))), int(rng.choice((2, 3)))
     D = H * d
     self_attention = self_attention or mask.startswith("causal")
     Tq = int(rng.integers(4, 8))
     Tk = Tq if self_attention else int(rng.choice([t for t in range(4, 8) if t != Tq]))
     lens = rng.choice(np.arange(1, Tk), size=B, replace=False)  # (B,) all different
     if mask == "empty":
-        lens[rng.integers(B)] = 0
+        # the others at least 2: with lengths of 0 and 1 only, every weight is fixed whatever the scores
+        lens = np.insert(rng.choice(np.arange(2, Tk), size=B - 1, replace=False), rng.integers(B), 0)
     elif mask == "causal":
         lens = _causal_lens(B, Tq)
     elif mask == "causal padded":
@@ -167,6 +223,21 @@ def fresh_05(rng, mask="lengths", self_attention=True, bias=True):
         out[name] = rng.normal(0, 1 / np.sqrt(D), size=(D, D))
     for name in ("b_q", "b_k", "b_v", "b_o"):
         out[name] = rng.normal(0, 0.5, size=D) if bias else np.zeros(D)
+    return out
+
+
+def small_05():
+    """The checks' second example, of other sizes than seed 001's: 2 sequences, 3 queries against 4 keys,
+    10 hiddens in 2 heads (5 would divide 10 too, so a head count fixed at the notebook's 5 shows), valid
+    lengths [2, 3], biases; drawn once from seed 50."""
+    rng = np.random.default_rng(50)
+    B, Tq, Tk, D = 2, 3, 4, 10
+    out = dict(queries=rng.normal(size=(B, Tq, D)), keys=rng.normal(size=(B, Tk, D)),
+               values=rng.normal(size=(B, Tk, D)), valid_lens=np.array([2, 3]), num_hiddens=D, num_heads=2)
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        out[name] = rng.normal(0, 1 / np.sqrt(D), size=(D, D))
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        out[name] = rng.normal(0, 0.5, size=D)
     return out
 
 

@@ -44,12 +44,57 @@ QKV_BIAS_LEFT_OUT = Mistake(
     BIAS_LEFT_OUT.name, BIAS_LEFT_OUT.message,
     lambda i: [[w @ x for x in i["all_x"]] for w in (i["omega_q"], i["omega_k"], i["omega_v"])])
 
+QK_WEIGHTS_SWAPPED = Mistake(
+    "query and key weights swapped",
+    "the queries were made with omega_k and beta_k, and the keys with omega_q and beta_q: a query is "
+    "omega_q @ x + beta_q and a key is omega_k @ x + beta_k (eq. 12.4)",
+    lambda i: [[w @ x + b for x in i["all_x"]] for w, b in
+               ((i["omega_k"], i["beta_k"]), (i["omega_q"], i["beta_q"]), (i["omega_v"], i["beta_v"]))])
+
+KEYS_WEIGHTED = Mistake(
+    "weighted sum of the keys",
+    "each output is a weighted sum of the values, not of the keys: add up attention[m] * all_values[m] "
+    "over m (eq. 12.3)",
+    lambda i: [ref.attention_loop(i["all_queries"], i["all_keys"], i["all_keys"])])
+
+
+def _attention_parts(i):
+    """V, Q, K (each (D, N)) and the attention weights A (N, N) of the book's self-attention."""
+    V, Q, K = ref.queries_keys_values(i["X"], *_parameters(i))
+    return V, Q, K, ref.softmax_cols(K.T @ Q)
+
+
+KEYS_VALUES_SWAPPED = Mistake(
+    "keys and values swapped",
+    "the keys were made with omega_v and the values with omega_k: the queries are compared with "
+    "K = omega_k @ X + beta_k, and the weights average the values V = omega_v @ X + beta_v",
+    lambda i: (lambda V, Q, K, A: K @ ref.softmax_cols(V.T @ Q))(*_attention_parts(i)))
+
+OUTPUT_TRANSPOSED = Mistake(
+    "output transposed",
+    "the result is X' transposed, one row per token: in the book's convention a token is a column, so "
+    "return V @ A, a D x N matrix like X, without the final .T",
+    lambda i: (lambda V, Q, K, A: (V @ A).T)(*_attention_parts(i)))
+
+WEIGHTS_RETURNED = Mistake(
+    "attention weights returned instead of the outputs",
+    "the function returns the N x N attention weights: the outputs are the values weighted by them, "
+    "X' = V @ A, one column per token (eq. 12.8)",
+    lambda i: _attention_parts(i)[3])
+
+WEIGHTS_ON_THE_WRONG_SIDE = Mistake(
+    "attention weights on the wrong side",
+    "the weights multiply the values from the left (A @ V.T, the row convention's order): in the book's "
+    "convention column n of X' is the values' columns weighted by column n of A, so X' = V @ A",
+    lambda i: (lambda V, Q, K, A: A @ V.T)(*_attention_parts(i)))
+
 SOFTMAX_NOT_NORMALISED = Mistake(
     "softmax not normalised",
     "the outputs do not sum to one: divide each exponential by the sum of all of them",
     lambda i: np.exp(np.asarray(i["items_in"], dtype=float)))
 
-SELF_ATTENTION = [SOFTMAX_ROWS, BIAS_LEFT_OUT, QT_K]
+SELF_ATTENTION = [SOFTMAX_ROWS, BIAS_LEFT_OUT, QT_K, KEYS_VALUES_SWAPPED, OUTPUT_TRANSPOSED, WEIGHTS_RETURNED,
+                  WEIGHTS_ON_THE_WRONG_SIDE]
 
 
 # ---- Notebooks 02 and 04: scaled dot-product attention, multi-head attention (book 12.1-12.2)
@@ -75,6 +120,32 @@ SOFTMAX_OVERFLOWS = Mistake(
     "exponentiating (it changes nothing else)",
     lambda i: _naive_softmax_cols(i["data_in"]))
 
+def _numerator_shift_only(a):
+    a = np.asarray(a, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return np.exp(a - np.max(a, axis=0, keepdims=True)) / np.sum(np.exp(a), axis=0, keepdims=True)
+
+
+def _global_max_softmax_cols(a):
+    a = np.asarray(a, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e = np.exp(a - np.max(a))
+        return e / np.sum(e, axis=0, keepdims=True)
+
+
+SOFTMAX_SHIFT_NUMERATOR_ONLY = Mistake(
+    "maximum subtracted in the numerator only",
+    "the column's maximum comes off the exponents on top but not in the sum below, where np.exp still "
+    "overflows: compute e = np.exp(data_in - max) once, then divide e by its own column sums",
+    lambda i: _numerator_shift_only(i["data_in"]))
+
+SOFTMAX_GLOBAL_MAX = Mistake(
+    "one maximum for the whole matrix",
+    "np.max(data_in) without an axis takes the largest score of the whole matrix, so a column whose scores "
+    "are far below it underflows to 0 / 0: subtract each column's own maximum, np.max(data_in, axis=0, "
+    "keepdims=True)",
+    lambda i: _global_max_softmax_cols(i["data_in"]))
+
 SOFTMAX_COLS_ROWS = Mistake(
     SOFTMAX_ROWS.name, SOFTMAX_ROWS.message, lambda i: ref.softmax_cols(np.asarray(i["data_in"]).T).T)
 
@@ -90,11 +161,24 @@ DIVIDED_BY_D = Mistake(
 
 GLOBAL_D = Mistake(
     "the notebook's global D",
-    "your function scales by the global variable D (4, the book's size), not by the size of its own "
-    "arguments: use np.sqrt(omega_q.shape[0]) (or Q.shape[0]) inside the function",
+    "your function divides the dot products by sqrt(4), the book's query size, whatever the size of its "
+    "arguments (the notebook's global D, or a fixed number): use np.sqrt(omega_q.shape[0]) (or Q.shape[0]) "
+    "inside the function",
     lambda i: _scaled(i, lambda Q: 1.0 / np.sqrt(4)))
 
-SCALED_ATTENTION = [NO_SCALING, DIVIDED_BY_D, GLOBAL_D, SOFTMAX_ROWS]
+SCALED_AFTER_SOFTMAX = Mistake(
+    "scaled after the softmax",
+    "the attention weights were divided by sqrt(D_q) after the softmax, so their columns no longer sum to "
+    "one: divide the dot products K.T @ Q before the softmax (eq. 12.9)",
+    lambda i: _scaled(i, lambda Q: 1.0) / np.sqrt(np.shape(i["omega_q"])[0]))
+
+SCALED_BY_TOKENS = Mistake(
+    "divided by sqrt(N), the number of tokens",
+    "the dot products were divided by the square root of the number of tokens (X.shape[1]): eq. 12.9 "
+    "divides by the square root of the queries' size, D_q = Q.shape[0]",
+    lambda i: _scaled(i, lambda Q: 1.0 / np.sqrt(Q.shape[1])))
+
+SCALED_ATTENTION = [NO_SCALING, DIVIDED_BY_D, GLOBAL_D, SOFTMAX_ROWS, SCALED_AFTER_SOFTMAX, SCALED_BY_TOKENS]
 
 COLUMN_SHAPES = Mistake(
     "shapes that do not multiply",
@@ -115,14 +199,17 @@ def _head_weights(i, scale):
     return ref.softmax_cols(_head_scores(i, scale))  # (N, N): columns sum to 1
 
 
-def _multihead(i, scale=lambda Q, X: 1 / np.sqrt(Q.shape[0]), project=True):
-    """Multi-head attention from lists of per-head parameters, with a chosen scale, with or without omega_c."""
+def _multihead(i, scale=lambda Q, X: 1 / np.sqrt(Q.shape[0]), project=True, order=lambda heads: heads,
+               weights_of=lambda h: h, n_heads=None):
+    """Multi-head attention from lists of per-head parameters, with a chosen scale, with or without omega_c,
+    the heads stacked in `order(heads)`, head h weighted by head `weights_of(h)`'s attention, and only the
+    first `n_heads` heads (all when None)."""
     X = i["X"]
-    heads = []
-    for ov, oq, ok, bv, bq, bk in zip(i["omegas_v"], i["omegas_q"], i["omegas_k"], i["betas_v"], i["betas_q"], i["betas_k"]):
-        A = _head_weights({"X": X, "omega_q": oq, "omega_k": ok, "beta_q": bq, "beta_k": bk}, scale)
-        heads.append((ov @ X + bv) @ A)  # (D/H, N)
-    stacked = np.vstack(heads)  # (D, N)
+    weights = [_head_weights({"X": X, "omega_q": oq, "omega_k": ok, "beta_q": bq, "beta_k": bk}, scale)
+               for oq, ok, bq, bk in zip(i["omegas_q"], i["omegas_k"], i["betas_q"], i["betas_k"])]  # H x (N, N)
+    heads = [(ov @ X + bv) @ weights[weights_of(h)]
+             for h, (ov, bv) in enumerate(zip(i["omegas_v"], i["betas_v"]))][:n_heads]  # H x (D/H, N)
+    stacked = np.vstack(order(heads))  # (D, N)
     return i["omega_c"] @ stacked if project else stacked
 
 
@@ -152,27 +239,60 @@ SQRT_D_NOT_HEAD = Mistake(
     "size (omega_q.shape[0]), not by np.sqrt(D)",
     lambda i: _head_weights(i, lambda Q, X: 1 / np.sqrt(X.shape[0])))
 
+HEAD_DIVIDED_BY_SIZE = Mistake(
+    "divided by D/H, not sqrt(D/H)",
+    "each head's dot products were divided by the head's size itself: divide by its square root, "
+    "np.sqrt(omega_q.shape[0])",
+    lambda i: _head_weights(i, lambda Q, X: 1 / Q.shape[0]))
+
 HEAD_SOFTMAX_ROWS = Mistake(
     SOFTMAX_ROWS.name, SOFTMAX_ROWS.message,
     lambda i: ref.softmax_cols(_head_scores(i, lambda Q, X: 1 / np.sqrt(Q.shape[0])).T).T)
 
-HEAD_WEIGHTS = [HEAD_NO_SCALING, SQRT_D_NOT_HEAD, HEAD_SOFTMAX_ROWS]
+HEAD_WEIGHTS = [HEAD_NO_SCALING, SQRT_D_NOT_HEAD, HEAD_DIVIDED_BY_SIZE, HEAD_SOFTMAX_ROWS]
 
 OMEGA_C_LEFT_OUT = Mistake(
     "output projection left out",
     "the stacked heads must be mixed by omega_c: X' = omega_c @ (heads stacked), as in figure 12.6",
     _on_lists(lambda i: _multihead(i, project=False)))
 
+HEADS_IN_REVERSE = Mistake(
+    "heads stacked in reverse order",
+    "the heads are stacked last one first: put head 1 on top, then head 2 and so on (np.vstack([head1, "
+    "head2])), because omega_c's columns are matched to the stacked rows in that order",
+    _on_lists(lambda i: _multihead(i, order=lambda heads: heads[::-1])))
+
+ONE_HEADS_WEIGHTS = Mistake(
+    "head 1's attention weights used for every head",
+    "every head is weighted by the first head's attention: each head has its own queries and keys, so "
+    "compute each head's weights from its own omega_q, omega_k, beta_q and beta_k",
+    _on_lists(lambda i: _multihead(i, weights_of=lambda h: 0)))
+
+TWO_HEADS_HARD_CODED = Mistake(
+    "two heads hard-coded",
+    "the function uses two heads whatever it is given (range(2), or head 1 and head 2 by name), so with "
+    "three or four heads the stacked outputs no longer fit omega_c: loop over every head, "
+    "for h in range(len(omegas_v)) or zip(omegas_v, omegas_q, ...)",
+    lambda i: _multihead(i, n_heads=2))  # on more heads omega_c @ (2 heads stacked) raises, as the student's code does
+
 MULTIHEAD = [
     OMEGA_C_LEFT_OUT,
     Mistake(NO_SCALING.name, NO_SCALING.message, _on_lists(lambda i: _multihead(i, scale=lambda Q, X: 1.0))),
     Mistake(SQRT_D_NOT_HEAD.name, SQRT_D_NOT_HEAD.message,
             _on_lists(lambda i: _multihead(i, scale=lambda Q, X: 1 / np.sqrt(X.shape[0])))),
+    Mistake(HEAD_DIVIDED_BY_SIZE.name, HEAD_DIVIDED_BY_SIZE.message,
+            _on_lists(lambda i: _multihead(i, scale=lambda Q, X: 1 / Q.shape[0]))),
+    HEADS_IN_REVERSE,
+    ONE_HEADS_WEIGHTS,
     COLUMN_SHAPES,
 ]
 
+MULTIHEAD_GENERAL = MULTIHEAD + [TWO_HEADS_HARD_CODED]  # the general version can be written for two heads only
+
 
 # ---- Notebook 06: contextual embeddings (row convention)
+import string  # noqa: E402 (what counts as punctuation, for the tokenizer that strips it)
+
 
 def _vocab_06(i):
     return {word: n for n, word in enumerate(i["vocab_words"])}
@@ -190,24 +310,73 @@ def _rows_attention_06(i, scale, axis=-1):
     return (weights @ V).transpose(0, 2, 1, 3).reshape(B, T, D) @ i["W_o"]  # (B, T, D)
 
 
-def _pca_variant_06(i, centre=True, rows=True, signs=True):
+def _pca_variant_06(i, centre=True, rows=True, signs=True, prepare=None):
+    """pca with one step done another way; `prepare` replaces the centring (X (N, D) -> the data to decompose)."""
     X = np.asarray(i["X"], dtype=float)
-    _, _, Vt = np.linalg.svd(X - X.mean(axis=0) if centre else X, full_matrices=False)
+    if prepare is None:
+        prepare = (lambda X: X - X.mean(axis=0)) if centre else (lambda X: X)
+    _, _, Vt = np.linalg.svd(prepare(X), full_matrices=False)
     components = (Vt if rows else Vt.T)[:int(i["n_components"])]
     return ref.fix_signs(components) if signs else components
+
+
+def _pca_columns_of_u_06(i):
+    X = np.asarray(i["X"], dtype=float)
+    U, _, _ = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)  # U: (N, min(N, D))
+    return ref.fix_signs(U[:, :int(i["n_components"])].T)  # (k, N): one number per point
+
+
+def _pca_eigh_ascending_06(i):
+    X = np.asarray(i["X"], dtype=float)
+    Xc = X - X.mean(axis=0)  # (N, D)
+    _, vectors = np.linalg.eigh(Xc.T @ Xc / (len(X) - 1))  # columns, smallest eigenvalue first
+    return ref.fix_signs(vectors[:, :int(i["n_components"])].T)  # (k, D): the directions of least spread
+
+
+def _tokenize_06(i, lower=True, split=str.split, word=lambda w: w, unk=None, drop=False):
+    """tokenize with one step done another way: `split` the text, `word` each piece, unknown words -> `unk`."""
+    vocab = _vocab_06(i)
+    text = i["sentence"].lower() if lower else i["sentence"]
+    words = [word(w) for w in split(text)]
+    unk_id = vocab["<unk>"] if unk is None else unk
+    return np.array([vocab.get(w, unk_id) for w in words if not drop or w in vocab], dtype=int)
 
 
 UNKNOWN_WORDS_DROPPED = Mistake(
     "unknown words dropped",
     "a word that is not in the vocabulary must become the id of <unk>, not vanish: every word of the "
     "sentence gets one id, so the ids keep the sentence's length. Use vocab.get(word, vocab[UNK])",
-    lambda i: np.array([_vocab_06(i)[w] for w in i["sentence"].lower().split() if w in _vocab_06(i)], dtype=int))
+    lambda i: _tokenize_06(i, drop=True))
 
 NOT_LOWERCASED = Mistake(
     "not lower-cased",
     "the vocabulary holds lower-case words, so \"The\" or \"BANK\" became <unk>: lower-case the sentence "
     "(sentence.lower()) before you split it",
-    lambda i: np.array([_vocab_06(i).get(w, _vocab_06(i)["<unk>"]) for w in i["sentence"].split()], dtype=int))
+    lambda i: _tokenize_06(i, lower=False))
+
+SPLIT_ON_SINGLE_SPACES = Mistake(
+    "split on single spaces",
+    "split(\" \") cuts at single spaces only, so a tab leaves two words stuck together and a run of spaces "
+    "gives empty words: call split() with no argument, which splits on any run of whitespace",
+    lambda i: _tokenize_06(i, split=lambda text: text.split(" ")))
+
+PUNCTUATION_STRIPPED = Mistake(
+    "punctuation stripped",
+    "this tokenizer keeps punctuation as part of its word, so \"bank.\" is not the vocabulary's \"bank\" "
+    "and becomes <unk>: lower-case the sentence and split it with split(), and change nothing else",
+    lambda i: _tokenize_06(i, word=lambda w: w.strip(string.punctuation)))
+
+UNK_ID_HARD_CODED = Mistake(
+    "<unk> id hard-coded as 0",
+    "unknown words got id 0, but <unk> is not at 0 in every vocabulary (elsewhere 0 is a real word): "
+    "look its id up, vocab.get(word, vocab[UNK])",
+    lambda i: _tokenize_06(i, unk=0))
+
+NO_BATCH_AXIS = Mistake(
+    "batch axis missing",
+    "the result has shape (T, D), but SelfAttention takes a batch: put a batch axis in front, "
+    "embedding_matrix[token_ids][np.newaxis], to get (1, T, D)",
+    lambda i: ref.word_embeddings(ref.tokenize(i["text"], _vocab_06(i)), i["embedding_matrix"])[0])
 
 NEW_TABLE_EVERY_CALL = Mistake(
     "a new random embedding table on every call",
@@ -252,22 +421,84 @@ PCA_COLUMNS_OF_VT = Mistake(
     "Vt[:n_components], not its columns",
     lambda i: _pca_variant_06(i, rows=False))
 
-CONTEXTUAL_ATTENTION = [SCALED_BY_EMBED_DIM, NOT_SCALED_06, SOFTMAX_OVER_QUERIES]
-PCA_06 = [PCA_NOT_CENTRED, PCA_SIGNS_NOT_FIXED, PCA_COLUMNS_OF_VT]
+def _seed_ignored_06(i):
+    """A class that takes no seed raises on the case built with one (its weights are the grader's elsewhere)."""
+    if i["own_weights"]:
+        raise TypeError("SelfAttention() got an unexpected keyword argument 'seed'")
+    return ref.multihead_self_attention_rows(i["X"], i["W_q"], i["W_k"], i["W_v"], i["W_o"], i["H"])
+
+
+SEED_IGNORED = Mistake(
+    "seed ignored",
+    "SelfAttention(embed_dim, num_heads, seed) must take the seed and draw its weights from "
+    "np.random.default_rng(seed), as the notebook's __init__ does: keep that __init__, so that the same "
+    "seed gives the same weights on every run",
+    _seed_ignored_06,
+    raises="unexpected keyword argument 'seed'")
+
+PCA_COLUMNS_OF_U = Mistake(
+    "columns of U, not rows of Vt",
+    "an axis has one number per feature (D of them), and those are the rows of Vt; the columns of U hold one "
+    "number per point: take Vt[:n_components]",
+    _pca_columns_of_u_06)
+
+PCA_SMALLEST_FIRST = Mistake(
+    "eigh's order: smallest spread first",
+    "np.linalg.eigh returns the eigenvalues in ascending order, so its first eigenvectors are the directions "
+    "of least spread: take its columns from the last one backwards, or use the SVD, whose Vt starts with "
+    "the largest",
+    _pca_eigh_ascending_06)
+
+PCA_ROWS_CENTRED = Mistake(
+    "rows centred, not columns",
+    "X - X.mean(axis=1) subtracts each point's own average; PCA subtracts each feature's mean over all the "
+    "points: X - X.mean(axis=0)",
+    lambda i: _pca_variant_06(i, prepare=lambda X: X - X.mean(axis=1, keepdims=True)))
+
+PCA_STANDARDISED = Mistake(
+    "standardised, not centred",
+    "dividing each feature by its standard deviation changes the very spreads PCA looks for: only subtract "
+    "the mean, X - X.mean(axis=0)",
+    lambda i: _pca_variant_06(i, prepare=lambda X: (X - X.mean(axis=0)) / X.std(axis=0)))
+
+TOKENIZE_06 = [UNKNOWN_WORDS_DROPPED, NOT_LOWERCASED, SPLIT_ON_SINGLE_SPACES, PUNCTUATION_STRIPPED,
+               UNK_ID_HARD_CODED]
+CONTEXTUAL_ATTENTION = [SCALED_BY_EMBED_DIM, NOT_SCALED_06, SOFTMAX_OVER_QUERIES, SEED_IGNORED]
+PCA_06 = [PCA_NOT_CENTRED, PCA_SIGNS_NOT_FIXED, PCA_COLUMNS_OF_VT, PCA_COLUMNS_OF_U, PCA_SMALLEST_FIRST,
+          PCA_ROWS_CENTRED, PCA_STANDARDISED]
 
 
 # ---- Notebook 05: batched, masked multi-head attention (row convention, shapes (B, T, D))
 
-def _masked_softmax_05(scores, valid_lens, fill=ref.MASK_VALUE, after=False):
-    """masked_softmax with another fill value for the masked scores, or masking after the softmax."""
+def _mask_05(valid_lens, num_queries, num_keys, inclusive=False, over_queries=False):
+    """The mask (B, Tq, Tk) a masked_softmax makes: the right one, or one of its mistaken variants.
+
+    inclusive: key j kept when j <= valid length (off by one); over_queries: the positions compared
+    with the lengths are the queries', so whole queries are masked instead of padding keys.
+    """
+    lens = np.asarray(valid_lens)
+    lens = lens[:, None, None] if lens.ndim == 1 else lens[:, :, None]  # (B, 1, 1) or (B, Tq, 1)
+    positions = np.arange(num_queries)[:, None] if over_queries else np.arange(num_keys)  # (Tq, 1) or (Tk,)
+    mask = positions <= lens if inclusive else positions < lens
+    return np.broadcast_to(mask, (len(lens), num_queries, num_keys))
+
+
+def _softmax_along(a, axis):
+    """Softmax along one axis of a (B, Tq, Tk) array: -1 is right (the keys), 1 the queries, 0 the batch."""
+    return np.moveaxis(ref.softmax_rows(np.moveaxis(a, axis, -1)), -1, axis)
+
+
+def _masked_softmax_05(scores, valid_lens, fill=ref.MASK_VALUE, after=False, inclusive=False, over_queries=False,
+                       axis=-1):
+    """masked_softmax with one mistake: another fill value, masking after the softmax, another mask, another axis."""
     scores = np.asarray(scores, dtype=float)
-    if valid_lens is None:
+    if valid_lens is None:  # the notebook's own first lines: the softmax over the keys
         return ref.softmax_rows(scores)
-    mask = ref.sequence_mask(valid_lens, scores.shape[1], scores.shape[2])  # (B, Tq, Tk)
+    mask = _mask_05(valid_lens, scores.shape[1], scores.shape[2], inclusive, over_queries)  # (B, Tq, Tk)
     with np.errstate(invalid="ignore"):
         if after:
             return ref.softmax_rows(scores) * mask
-        return ref.softmax_rows(np.where(mask, scores, fill))
+        return _softmax_along(np.where(mask, scores, fill), axis)
 
 
 def _lens_repeated(valid_lens, num_heads):
@@ -288,16 +519,27 @@ def _merge_no_transpose(X, num_heads):
     return np.reshape(X, (BH // num_heads, T, num_heads * d))
 
 
+FIXED_HEADS_05 = 5  # the notebook's global num_heads (seed 001's case)
+
+
 def _mha_05(i, masked_softmax=ref.masked_softmax, lens=_lens_repeated, split=ref.transpose_qkv,
-            merge=ref.transpose_output):
-    """MultiHeadAttention.forward on a probe's inputs, with one of its pieces swapped for a mistaken one."""
-    H = i["num_heads"]
-    Q = split(i["queries"] @ i["W_q"] + i["b_q"], H)  # (B*H, Tq, d)
-    K = split(i["keys"] @ i["W_k"] + i["b_k"], H)  # (B*H, Tk, d)
-    V = split(i["values"] @ i["W_v"] + i["b_v"], H)  # (B*H, Tk, d)
-    valid_lens = None if i["valid_lens"] is None else lens(np.asarray(i["valid_lens"]), H)
-    weights = masked_softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), valid_lens)  # (B*H, Tq, Tk)
-    return merge(weights @ V, H) @ i["W_o"] + i["b_o"]  # (B, Tq, D)
+            merge=ref.transpose_output, weights="qkv", num_heads=None, root=lambda d, D: np.sqrt(d),
+            masked=True, project=True):
+    """MultiHeadAttention.forward on a probe's inputs, with one of its pieces swapped for a mistaken one.
+
+    weights: which projection makes the queries, keys and values ("qvk": keys from W_v, values from W_k);
+    num_heads: a head count fixed in the code; root(d, D): what the dot products are divided by;
+    masked: whether valid_lens reaches masked_softmax; project: whether W_o and b_o are applied.
+    """
+    H = i["num_heads"] if num_heads is None else num_heads
+    (W_q, b_q), (W_k, b_k), (W_v, b_v) = ((i[f"W_{c}"], i[f"b_{c}"]) for c in weights)
+    Q = split(i["queries"] @ W_q + b_q, H)  # (B*H, Tq, d)
+    K = split(i["keys"] @ W_k + b_k, H)  # (B*H, Tk, d)
+    V = split(i["values"] @ W_v + b_v, H)  # (B*H, Tk, d)
+    valid_lens = None if i["valid_lens"] is None or not masked else lens(np.asarray(i["valid_lens"]), H)
+    scores = Q @ np.swapaxes(K, -1, -2) / root(Q.shape[-1], i["queries"].shape[-1])  # (B*H, Tq, Tk)
+    heads = merge(masked_softmax(scores, valid_lens) @ V, H)  # (B, Tq, D)
+    return heads @ i["W_o"] + i["b_o"] if project else heads  # (B, Tq, D)
 
 
 MASK_ZERO = Mistake(
@@ -319,6 +561,37 @@ MASK_NEG_INF = Mistake(
     "query uniform weights",
     lambda i: _masked_softmax_05(i["scores"], i["valid_lens"], fill=-np.inf))
 
+MASK_OFF_BY_ONE = Mistake(
+    "mask off by one",
+    "each query sees one key too many: a valid length of 3 means keys 0, 1 and 2, so keep key j when "
+    "j < valid_len (compare with <, not <=)",
+    lambda i: _masked_softmax_05(i["scores"], i["valid_lens"], inclusive=True))
+
+MASK_OVER_QUERIES = Mistake(
+    "mask over the queries",
+    "the mask compares the valid lengths with the positions of the queries (axis 1), so whole queries were "
+    "masked and the padding keys were not: compare them with the key positions, np.arange(scores.shape[-1])",
+    lambda i: _masked_softmax_05(i["scores"], i["valid_lens"], over_queries=True))
+
+SOFTMAX_AXIS_1 = Mistake(
+    "softmax over axis 1 (the queries)",
+    "in scores (B, Tq, Tk) axis 1 holds the queries, so each key's weights sum to one instead of each "
+    "query's: take the softmax over the keys, the last axis (axis=-1)",
+    lambda i: _masked_softmax_05(i["scores"], i["valid_lens"], axis=1))
+
+SOFTMAX_AXIS_0 = Mistake(
+    "softmax over axis 0 (the batch)",
+    "the softmax ran across the sequences of the batch (axis 0), mixing scores of different sequences: "
+    "each query's weights must sum to one over its keys, the last axis (axis=-1)",
+    lambda i: _masked_softmax_05(i["scores"], i["valid_lens"], axis=0))
+
+MASKED_SOFTMAX_05 = [MASK_ZERO, MASK_AFTER_SOFTMAX, MASK_NEG_INF, MASK_OFF_BY_ONE, MASK_OVER_QUERIES,
+                     SOFTMAX_AXIS_1, SOFTMAX_AXIS_0]
+_MASKED_SOFTMAX_VARIANTS_05 = {  # each masked_softmax mistake, as MultiHeadAttention meets it
+    MASK_ZERO.name: dict(fill=0.0), MASK_AFTER_SOFTMAX.name: dict(after=True), MASK_NEG_INF.name: dict(fill=-np.inf),
+    MASK_OFF_BY_ONE.name: dict(inclusive=True), MASK_OVER_QUERIES.name: dict(over_queries=True),
+    SOFTMAX_AXIS_1.name: dict(axis=1), SOFTMAX_AXIS_0.name: dict(axis=0)}
+
 SPLIT_NO_TRANSPOSE = Mistake(
     "heads split with a reshape and no transpose",
     "reshaping (B, T, D) straight to (B*H, T, d) cuts the rows of different tokens into one head: "
@@ -338,16 +611,53 @@ LENS_TILED = Mistake(
     "np.repeat(valid_lens, num_heads, axis=0)",
     lambda i: _mha_05(i, lens=_lens_tiled))
 
-MHA_05 = [
-    Mistake(MASK_ZERO.name, MASK_ZERO.message,
-            lambda i: _mha_05(i, masked_softmax=lambda s, l: _masked_softmax_05(s, l, fill=0.0))),
-    Mistake(MASK_AFTER_SOFTMAX.name, MASK_AFTER_SOFTMAX.message,
-            lambda i: _mha_05(i, masked_softmax=lambda s, l: _masked_softmax_05(s, l, after=True))),
-    Mistake(MASK_NEG_INF.name, MASK_NEG_INF.message,
-            lambda i: _mha_05(i, masked_softmax=lambda s, l: _masked_softmax_05(s, l, fill=-np.inf))),
+def _mha_with_masked_softmax_05(mistake):
+    """A masked_softmax mistake, as MultiHeadAttention.forward gives it (it calls masked_softmax)."""
+    variant = _MASKED_SOFTMAX_VARIANTS_05[mistake.name]
+    return Mistake(mistake.name, mistake.message,
+                   lambda i: _mha_05(i, masked_softmax=lambda s, l: _masked_softmax_05(s, l, **variant)))
+
+
+KEYS_VALUES_SWAPPED = Mistake(
+    "keys and values swapped",
+    "the keys were made with W_v and the values with W_k: keys @ self.W_k + self.b_k are the keys, "
+    "values @ self.W_v + self.b_v the values",
+    lambda i: _mha_05(i, weights="qvk"))
+
+QUERIES_FROM_W_K = Mistake(
+    "queries from W_k",
+    "the queries were projected with W_k: use queries @ self.W_q + self.b_q, so that queries and keys "
+    "are made by different weights",
+    lambda i: _mha_05(i, weights="kkv"))
+
+W_O_LEFT_OUT = Mistake(
+    "output projection W_o left out",
+    "the heads were merged but not mixed: finish with transpose_output(...) @ self.W_o + self.b_o (step 4)",
+    lambda i: _mha_05(i, project=False))
+
+FIXED_HEAD_COUNT = Mistake(
+    "a fixed number of heads",
+    f"forward split the features into {FIXED_HEADS_05} heads (the notebook's num_heads), not into the number "
+    "the class was built with: use self.num_heads everywhere in forward",
+    lambda i: _mha_05(i, num_heads=FIXED_HEADS_05))
+
+SCALED_BY_NUM_HIDDENS = Mistake(
+    "scaled by sqrt(num_hiddens), not sqrt(head size)",
+    "each head's dot products are sums over its own d = num_hiddens / num_heads features: divide them by "
+    "np.sqrt(Q.shape[-1]), the head's size, not by np.sqrt(num_hiddens)",
+    lambda i: _mha_05(i, root=lambda d, D: np.sqrt(D)))
+
+VALID_LENS_IGNORED = Mistake(
+    "valid_lens ignored",
+    "no key was masked, so the padding got weight: repeat valid_lens once per head "
+    "(np.repeat(valid_lens, self.num_heads, axis=0)) and pass it to masked_softmax",
+    lambda i: _mha_05(i, masked=False))
+
+MHA_05 = [_mha_with_masked_softmax_05(m) for m in MASKED_SOFTMAX_05] + [
     LENS_TILED,
     Mistake(SPLIT_NO_TRANSPOSE.name, SPLIT_NO_TRANSPOSE.message, lambda i: _mha_05(i, split=_split_no_transpose)),
     Mistake(MERGE_NO_TRANSPOSE.name, MERGE_NO_TRANSPOSE.message, lambda i: _mha_05(i, merge=_merge_no_transpose)),
+    KEYS_VALUES_SWAPPED, QUERIES_FROM_W_K, W_O_LEFT_OUT, FIXED_HEAD_COUNT, SCALED_BY_NUM_HIDDENS, VALID_LENS_IGNORED,
 ]
 
 
@@ -358,11 +668,15 @@ HEAD_SCALED_BY_E = Mistake(
     lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"], scale=1 / np.sqrt(i["N"]))])
 
 
-def _init_05(i, std=None, uniform=False):
-    rng = np.random.default_rng(i["seed"])
+def _init_05(i, std=None, uniform=False, global_rng=False, transposed=False):
+    """init_weight with one mistake. global_rng: drawn from np.random, which the probe seeds with the case's
+    seed before the call (np.random.rand for a uniform draw, np.random.normal otherwise), not from rng."""
+    fan_in, fan_out = i["fan_in"], i["fan_out"]
+    rng = np.random.RandomState(i["seed"]) if global_rng else np.random.default_rng(i["seed"])
+    shape = (fan_out, fan_in) if transposed else (fan_in, fan_out)
     if uniform:
-        return rng.random((i["fan_in"], i["fan_out"]))
-    return rng.normal(0.0, std(i["fan_in"], i["fan_out"]), size=(i["fan_in"], i["fan_out"]))
+        return rng.random_sample(shape) if global_rng else rng.random(shape)
+    return rng.normal(0.0, std(fan_in, fan_out), size=shape)
 
 
 INIT_05 = [
@@ -380,6 +694,22 @@ INIT_05 = [
     Mistake("std 1/fan_in",
             "1/fan_in is the variance you want, not the std: use scale=1/np.sqrt(fan_in)",
             lambda i: _init_05(i, std=lambda n_in, n_out: 1 / n_in)),
+    Mistake("weights from np.random.rand",
+            "np.random.rand ignores the generator rng you are given, and its weights are all positive with "
+            "mean 0.5: draw them with rng.normal, mean 0 and std 1/np.sqrt(fan_in)",
+            lambda i: _init_05(i, uniform=True, global_rng=True)),
+    Mistake("drawn from np.random, not rng",
+            "the weights have the right distribution but come from np.random's own generator, so the rng you "
+            "are given cannot reproduce them: call rng.normal(...) instead of np.random.normal or np.random.randn",
+            lambda i: _init_05(i, std=lambda n_in, n_out: 1 / np.sqrt(n_in), global_rng=True)),
+    Mistake("Glorot (Xavier) std",
+            "sqrt(2 / (fan_in + fan_out)) is Glorot's std; this course keeps x @ W at the scale of x, which "
+            "needs std 1/np.sqrt(fan_in)",
+            lambda i: _init_05(i, std=lambda n_in, n_out: np.sqrt(2 / (n_in + n_out)))),
+    Mistake("weight shape transposed",
+            "the weight has shape (fan_out, fan_in), the book's Omega shape; in the row convention x @ W needs "
+            "W of shape (fan_in, fan_out)",
+            lambda i: _init_05(i, std=lambda n_in, n_out: 1 / np.sqrt(n_in), transposed=True)),
 ]
 
 
@@ -412,35 +742,45 @@ PERMUTATIONS_TWICE = Mistake(
 
 PERMUTATION_MATRICES = [PERMUTATIONS_ROTATIONS_ONLY, PERMUTATIONS_IDENTITY_LEFT_OUT, PERMUTATIONS_TWICE]
 
-# Three misconceptions about checking equivariance; the verdict also names the function it went wrong on.
-_CHECKER_SAYS_03 = {
-    _cases.EQUIVARIANT: (
-        "rejects an equivariant function", 0.0,
-        "that function is permutation equivariant, yet your checker said False: compare f(X @ P) with "
-        "f(X) @ P (not P @ f(X)), with P of size N x N taken from X itself, and allow for rounding "
-        "(a tolerance, not ==)"),
-    _cases.CHANGES_COLUMNS: (
-        "accepts a function that changes the columns", 1.0,
-        "that function is not equivariant, yet your checker said True: f(X @ P) and f(X) @ P hold "
-        "different numbers. Return False as soon as one P makes them differ by more than the tolerance"),
-    _cases.REORDERS_COLUMNS: (
-        "accepts a function that reorders the columns", 1.0,
-        "that function is not equivariant, yet your checker said True: f(X @ P) holds the same columns as "
-        "f(X) @ P, but in another order. Compare the two column by column, not as sets of columns, and "
-        "for all N! permutations P"),
-}
+# Four ways a checker goes wrong, each a checker the grader runs on every test function: its verdict
+# (1 = equivariant) is the student's on every case when the student's checker works that way.
+def _checker_like(decide):
+    """The verdicts of a checker that decides as `decide(f, X)`."""
+    return lambda i: np.array(float(decide(_cases.permutation_test_function(i), i["X"])))
 
 
-def _checker_said_03(which, said):
-    """A checker's verdict `said` (1 = equivariant) on test function `which`, and on no other."""
-    def compute(i):
-        if int(i["which"]) != which:
-            raise LookupError("another test function")
-        return np.array(said)
-    return compute
+def _rotations_only(f, X, tolerance=1e-6):
+    """The right comparison, tried only on the N cyclic shifts of the columns (a generator that misses the rest)."""
+    N = X.shape[1]
+    return all(np.max(np.abs(f(X @ P) - f(X) @ P)) <= tolerance for P in (np.roll(np.eye(N), s, axis=1) for s in range(N)))
 
 
-PERMUTATION_CHECKER = [
-    Mistake(_CHECKER_SAYS_03[kind][0], f"f(X) = {name}: {_CHECKER_SAYS_03[kind][2]}",
-            _checker_said_03(which, _CHECKER_SAYS_03[kind][1]))
-    for which, (name, kind, _) in enumerate(_cases.PERMUTATION_TEST_FUNCTIONS)]
+CHECKER_ACCEPTS_ALL = Mistake(
+    "accepts every function",
+    "your checker said True for every function, also for those that are not equivariant (X + Pi, X with "
+    "its columns sorted): return False as soon as one P makes f(X @ P) and f(X) @ P differ by more than "
+    "the tolerance",
+    _checker_like(lambda f, X: True))
+
+CHECKER_REJECTS_ALL = Mistake(
+    "rejects an equivariant function",
+    "your checker said False for every function, also for equivariant ones such as W @ X: compare f(X @ P) "
+    "with f(X) @ P (not P @ f(X)), with P of size N x N taken from X itself, and allow for rounding "
+    "(a tolerance, not ==)",
+    _checker_like(lambda f, X: False))
+
+CHECKER_SAME_SET = Mistake(
+    "accepts a function that reorders the columns",
+    "your checker said True for X with its columns sorted, which is not equivariant: f(X @ P) holds the "
+    "same columns as f(X) @ P, but in another order. Compare the two column by column, not as sets of "
+    "columns, and for all N! permutations P",
+    _checker_like(ref.same_columns_for_every_permutation))
+
+CHECKER_ROTATIONS_ONLY = Mistake(
+    "tries only the rotations",
+    "your checker said True for f(X) = X with its columns rolled by one, which is not equivariant: it "
+    "tried only the N cyclic shifts of the columns, and those commute with the roll. Try all N! "
+    "permutations: does generate_permutation_matrices list them all?",
+    _checker_like(_rotations_only))
+
+PERMUTATION_CHECKER = [CHECKER_ACCEPTS_ALL, CHECKER_REJECTS_ALL, CHECKER_SAME_SET, CHECKER_ROTATIONS_ONLY]

@@ -409,8 +409,8 @@ def _marked(probe, cases, got, reasons, changed, points):
         mistake = _recognised(probe, cases, got, reasons)
         cause = mistake.said if mistake else _finding(probe, cases, got, reasons)[0]
         return Verdict(0.0, points, f"{what}: right for the notebook's sizes only, wrong on every other size. "
-                                    f"{_sentence(cause)} Your code may use a fixed size somewhere: use the shapes "
-                                    "of its arguments", mistake.name if mistake else BOOK_ONLY,
+                                    f"{_sentence(cause)} Your code may use a fixed size or value somewhere: work from "
+                                    "its arguments and their shapes alone", mistake.name if mistake else BOOK_ONLY,
                        "named" if mistake else "structural")
 
     if probe.marks:

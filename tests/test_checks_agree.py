@@ -12,12 +12,13 @@ notebooks: the sample students are our own fixtures, so no kernel or sandbox is 
 """
 import contextlib
 import io
-import os
 import sys
 
 import pytest
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # in this process only: the build's kernels, started from here too, keep their own
 
 from nbgrader import utils  # noqa: E402
 

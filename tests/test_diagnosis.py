@@ -9,7 +9,6 @@ in-process (our own fixture code), and each part is probed and marked exactly as
 """
 import contextlib
 import io
-import os
 from types import SimpleNamespace
 
 import IPython.display
@@ -17,7 +16,9 @@ import nbformat
 import numpy as np
 import pytest
 
-os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # in this process only: the build's kernels, started from here too, keep their own
 
 from nbgrader import utils  # noqa: E402
 
@@ -117,6 +118,21 @@ WRONG = {
     "two heads: the second head attends with the first head's weights": W(A04, "test_multihead", {"multihead_def": [
         ("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
          "attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)")]}),
+    "masked_softmax: the mask ignores the batch (every sequence gets the first length)": W(
+        A05, "test_masked_softmax", {"masked_softmax_def": [("lens = valid_lens[:, None, None]", "lens = valid_lens[0]")]}),
+    "masked_softmax: masked scores set to -10": W(A05, "test_masked_softmax", {"masked_softmax_def": [
+        ("np.where(mask, scores, -1e6)", "np.where(mask, scores, -10.0)")]}),
+    "transpose_qkv: heads and tokens not swapped": W(A05, "test_transpose_qkv", {"transpose_qkv_def": [
+        ("X = X.transpose(0, 2, 1, 3)  # (B, H, T, d)", "X = X.transpose(0, 2, 1, 3)[:, ::-1]  # (B, H, T, d)")]}),
+    "transpose_output: the heads merged in reverse": W(A05, "test_transpose_output", {"transpose_output_def": [
+        ("X = X.transpose(0, 2, 1, 3)  # (B, T, H, d)", "X = X[:, ::-1].transpose(0, 2, 1, 3)  # (B, T, H, d)")]}),
+    "init_weight: std 2/sqrt(fan_in)": W(A05, "test_init_weight", {"init_weight_def": [
+        ("1.0 / np.sqrt(fan_in)", "2.0 / np.sqrt(fan_in)")]}),
+    "MultiHeadAttention: the output bias left out": W(A05, "test_mha", {"mha_class": [
+        ("@ self.W_o + self.b_o", "@ self.W_o")]}),
+    "MultiHeadAttention: the last head's values zeroed": W(A05, "test_mha", {"mha_class": [
+        ("heads_out = self.attention_weights @ V  # (B*H, Tq, d)",
+         "heads_out = self.attention_weights @ V  # (B*H, Tq, d)\n        heads_out[self.num_heads - 1::self.num_heads] = 0")]}),
 }
 
 

@@ -1,8 +1,8 @@
 """Notebook 01, self-attention (book 12.1, first half): its probes and the values its checks show."""
 import numpy as np
 
-from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe
+from .. import cases, mistakes, reference as ref, views
+from ..protocol import Case, Probe, kernel_source
 
 PARAMS = cases.PARAMETERS
 N_FRESH = 3
@@ -52,29 +52,35 @@ def _loop_inputs(i):
 PROBES = {
     "test_qkv_loop": Probe(
         what="queries, keys and values",
+        axes=("tokens", "features"),
         cell="qkv_loop",
         outputs=("all_queries", "all_keys", "all_values"),
         cases=_with(("N", "D", "all_x") + PARAMS),
         reference=_qkv,
-        mistakes=[mistakes.QKV_BIAS_LEFT_OUT],
+        mistakes=[mistakes.QKV_BIAS_LEFT_OUT, mistakes.QK_WEIGHTS_SWAPPED],
     ),
     "test_softmax": Probe(
         what="softmax",
         call="softmax(items_in)",
         cases=_softmax_cases,
         reference=lambda i: ref.softmax(i["items_in"]),
+        kernel_reference=kernel_source("softmax", ref.softmax),
         mistakes=[mistakes.SOFTMAX_NOT_NORMALISED],
     ),
     "test_attention_loop": Probe(
         what="the loop of dot products and weighted sums",
+        axes=("tokens", "features"),
         cell="attention_loop",
         outputs=("all_x_prime",),
         from_kernel=("softmax",),
+        uses={"softmax": "test_softmax"},
         cases=_with(("N", "D"), extra=_loop_inputs),
         reference=lambda i: [ref.attention_loop(i["all_queries"], i["all_keys"], i["all_values"])],
+        mistakes=[mistakes.KEYS_WEIGHTED],
     ),
     "test_self_attention": Probe(
         what="self_attention",
+        axes=("features", "tokens"), views=(views.WEIGHTS_01,),
         call="self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
         cases=_with(("X",) + PARAMS),
         reference=lambda i: ref.self_attention(*(i[n] for n in ("X",) + PARAMS)),
@@ -87,11 +93,15 @@ PROBES = {
 
 def _qkv_book():
     i = cases.book_12_1()
-    queries, keys, values = (np.hstack(vs) for vs in mistakes.QKV_BIAS_LEFT_OUT.compute(i))
     V, Q, K = ref.queries_keys_values(i["X"], *(i[n] for n in cases.PARAMETERS))
-    return {"queries_true": Q, "keys_true": K, "values_true": V,
-            "BIAS_LEFT_OUT": mistakes.BIAS_LEFT_OUT.said,
-            "queries_without_bias": queries, "keys_without_bias": keys, "values_without_bias": values}
+    # Each mistake's queries, keys and values on the book's inputs, one column per token
+    shown = {m.said: [np.hstack(vs) for vs in m.compute(i)]
+             for m in (mistakes.QKV_BIAS_LEFT_OUT, mistakes.QK_WEIGHTS_SWAPPED)}
+    out = {"queries_true": Q, "keys_true": K, "values_true": V}
+    for k, name in enumerate(("queries", "keys", "values")):  # a mistake is shown where it changes the result
+        out[f"{name}_mistakes"] = {said: qkv[k] for said, qkv in shown.items()
+                                   if not np.allclose(qkv[k], out[f"{name}_true"])}
+    return out
 
 
 def _softmax_example():
@@ -103,13 +113,27 @@ def _softmax_example():
 
 def _self_attention_book():
     i = cases.book_12_1()
-    out = {"X_prime_true": ref.self_attention(i["X"], *(i[n] for n in cases.PARAMETERS))}
-    out["self_attention_mistakes"] = {m.said: m.compute(i) for m in mistakes.SELF_ATTENTION}
+    out = {"X_prime_true": ref.self_attention(i["X"], *(i[n] for n in cases.PARAMETERS)),
+           "keys_weighted": np.hstack(mistakes.KEYS_WEIGHTED.compute(_loop_inputs(i))[0]),
+           "KEYS_WEIGHTED": mistakes.KEYS_WEIGHTED.said}
+    # The mistakes whose result has the right shape (a check names only those)
+    out["self_attention_mistakes"] = {m.said: m.compute(i) for m in mistakes.SELF_ATTENTION
+                                      if np.shape(m.compute(i)) == np.shape(i["X"])}
     return out
+
+
+def _self_attention_other():
+    """The second example: inputs of other sizes (D=5, N=3), the true X' and the mistakes' X'."""
+    i = cases.other_12_1()
+    return {**{f"{name}_other": i[name] for name in ("X",) + PARAMS},
+            "X_prime_other_true": ref.self_attention(i["X"], *(i[n] for n in PARAMS)),
+            "other_mistakes": {m.said: m.compute(i) for m in mistakes.SELF_ATTENTION
+                               if np.shape(m.compute(i)) == np.shape(i["X"])}}
 
 
 VALUES = {
     "qkv_book": _qkv_book,
     "softmax_example": _softmax_example,
     "self_attention_book": _self_attention_book,
+    "self_attention_other": _self_attention_other,
 }

@@ -20,7 +20,8 @@ N_FRESH_SIZES = 3
 BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)
 KINDS = [kind for _, kind, _ in cases.PERMUTATION_TEST_FUNCTIONS]
 NAMES = [name for name, _, _ in cases.PERMUTATION_TEST_FUNCTIONS]
-VISIBLE = ["scaled self-attention", "W @ X", "X + Pi", "X with its columns sorted", "X with its columns reversed"]
+VISIBLE = ["scaled self-attention", "W @ X", "X + Pi", "X with its columns sorted", "X with its columns reversed",
+           "X with its columns rolled by one"]  # the notebook's test_functions, in its order
 
 
 # ---------------------------------------------------------------- generate_permutation_matrices
@@ -151,13 +152,11 @@ def _permutations_3():
 
 
 def _checker_book():
-    """The true verdicts on the notebook's five test functions of the book's X, and each one's mistake."""
-    true, wrong = {}, {}
-    for name in VISIBLE:
-        which = NAMES.index(name)
-        true[name] = _checker_verdict(cases.book_03(which))
-        wrong[name] = {mistakes.PERMUTATION_CHECKER[which].said: 1.0 - true[name]}  # the other verdict
-    return {"equivariant_true": true, "checker_mistakes": wrong}
+    """The true verdicts on the notebook's test functions of the book's X, in its order, and each mistake's."""
+    def verdicts(decide):
+        return np.array([float(decide(cases.book_03(NAMES.index(name)))) for name in VISIBLE])
+    return {"equivariant_true": verdicts(_checker_verdict),
+            "checker_mistakes": {m.said: verdicts(m.compute) for m in mistakes.PERMUTATION_CHECKER}}
 
 
 VALUES = {

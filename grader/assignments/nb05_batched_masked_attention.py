@@ -1,8 +1,8 @@
 """Notebook 05, batched masked multi-head attention (row convention, d2l 11.3-11.5): probes and check values."""
 import numpy as np
 
-from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe
+from .. import cases, mistakes, reference as ref, views
+from ..protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 SHOWN = 8  # the visible checks compare the first 8 features of the (B, T, 100) outputs
@@ -104,16 +104,24 @@ def _init_cases(rng):
     return out
 
 
+# MultiHeadAttention.forward calls three graded functions of the student's.
+MHA_USES = {"masked_softmax": "test_masked_softmax", "transpose_qkv": "test_transpose_qkv",
+            "transpose_output": "test_transpose_output"}
+
 PROBES = {
     "test_masked_softmax": Probe(
         what="masked_softmax",
+        axes=("sequences", "queries", "keys"),
         call="masked_softmax(scores, valid_lens)",
         cases=_softmax_cases,
         reference=lambda i: ref.masked_softmax(i["scores"], i["valid_lens"]),
-        mistakes=[mistakes.MASK_ZERO, mistakes.MASK_AFTER_SOFTMAX, mistakes.MASK_NEG_INF],
+        kernel_reference=kernel_source("masked_softmax", ref.masked_softmax, f"MASK_VALUE = {ref.MASK_VALUE!r}",
+                                       ref.softmax_cols, ref.softmax_rows, ref.sequence_mask),
+        mistakes=mistakes.MASKED_SOFTMAX_05,
     ),
     "test_loop_heads": Probe(
         what="the loop over heads",
+        axes=("sequences", "queries", "features"),
         cell="loop_heads",
         outputs=("attention",),
         from_kernel=("softmax", "masked_softmax"),
@@ -123,37 +131,47 @@ PROBES = {
     ),
     "test_transpose_qkv": Probe(
         what="transpose_qkv",
+        axes=("(sequence, head) pairs", "positions", "features"),
         call="transpose_qkv(X, num_heads)",
         cases=_split_cases,
         reference=lambda i: ref.transpose_qkv(i["X"], i["num_heads"]),
+        kernel_reference=kernel_source("transpose_qkv", ref.transpose_qkv),
         mistakes=[mistakes.SPLIT_NO_TRANSPOSE],
     ),
     "test_transpose_output": Probe(
         what="transpose_output",
+        axes=("sequences", "positions", "features"),
         call="transpose_output(X, num_heads)",
         cases=_merge_cases,
         reference=lambda i: ref.transpose_output(i["X"], i["num_heads"]),
+        kernel_reference=kernel_source("transpose_output", ref.transpose_output),
         mistakes=[mistakes.MERGE_NO_TRANSPOSE],
     ),
     "test_init_weight": Probe(
         what="init_weight",
-        call="init_weight(fan_in, fan_out, np.random.default_rng(seed))",
+        # np.random is seeded first, so that weights drawn from it (not from rng) can be reproduced and named
+        call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
         reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
         mistakes=mistakes.INIT_05,
     ),
     "test_mha": Probe(
         what="MultiHeadAttention.forward",
+        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS,),
         call=MHA_CALL,
         cases=_mha_cases,
         reference=_mha_reference,
-        mistakes=mistakes.MHA_05,
+        uses=MHA_USES,
+        # every valid length here is at least 1, where masking with -inf is right: test_mha_masks names it
+        mistakes=[m for m in mistakes.MHA_05 if m.name != mistakes.MASK_NEG_INF.name],
     ),
     "test_mha_masks": Probe(
         what="MultiHeadAttention.forward with an empty sequence or a causal mask",
+        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS,),
         call=MHA_CALL,
         cases=_mask_cases,
         reference=_mha_reference,
+        uses=MHA_USES,
         mistakes=mistakes.MHA_05,
     ),
 }
@@ -187,7 +205,7 @@ def _masked_softmax_values():
     books = cases.book_05_softmax()
     scores = books[0]["scores"]
     out = {"scores_example": scores}
-    shown = (mistakes.MASK_ZERO, mistakes.MASK_AFTER_SOFTMAX, mistakes.MASK_NEG_INF)
+    shown = mistakes.MASKED_SOFTMAX_05
     for name, lens in (("lengths", books[0]["valid_lens"]), ("per_query", books[1]["valid_lens"]),
                        ("empty", np.array([3, 0]))):
         i = {"scores": scores, "valid_lens": lens}
@@ -200,7 +218,11 @@ def _masked_softmax_values():
 def _transpose_values():
     X, H = _small_split()
     split = ref.transpose_qkv(X, H)
+    # A second batch whose sizes all differ (B=2, T=4, H=3, d=5): on X_small, H = d = 2, and a reshape
+    # that swaps the head count with the head size goes unnoticed there.
+    X_other = np.arange(120.0).reshape(2, 4, 15)
     return {"X_small": X, "X_small_split_true": split,
+            "X_other": X_other, "X_other_split_true": ref.transpose_qkv(X_other, 3),
             "split_mistakes": {mistakes.SPLIT_NO_TRANSPOSE.said: mistakes.SPLIT_NO_TRANSPOSE.compute({"X": X, "num_heads": H})},
             "merge_mistakes": {mistakes.MERGE_NO_TRANSPOSE.said: mistakes.MERGE_NO_TRANSPOSE.compute({"X": split, "num_heads": H})}}
 
@@ -213,7 +235,7 @@ def _loop_values():
 
 
 def _init_values():
-    i = {"fan_in": 4, "fan_out": 3, "seed": 0}
+    i = {"fan_in": 4, "fan_out": 3, "seed": 0}  # the check seeds np.random with 0 too, as the probe does
     true = ref.init_weight(4, 3, np.random.default_rng(0))
     return {"init_weight_true": true, "init_mistakes": _differing(mistakes.INIT_05, i, true)}
 
@@ -223,12 +245,20 @@ def _mha_values():
     first = lambda a: a[:, :, :SHOWN]  # noqa: E731
     out = {}
     padded = dict(i, valid_lens=np.array([3, 0]))
-    X = i["queries"]
-    causal = dict(i, keys=X, values=X, valid_lens=ref.causal_valid_lens(*X.shape[:2]))
-    for name, case in (("output", i), ("output_padded", padded), ("output_causal", causal)):
+    for name, case in (("output", i), ("output_padded", padded)):
         true = first(_mha_reference(case))
         out[f"{name}_true"] = true
         out[f"{name}_mistakes"] = _differing(mistakes.MHA_05, case, true, keep=first)
+    # The second example, of other sizes (10 hiddens, 2 heads, biases): cross-attention, then causal self-attention
+    small = cases.small_05()
+    X = small["queries"]
+    small_causal = dict(small, keys=X, values=X, valid_lens=ref.causal_valid_lens(*X.shape[:2]))
+    out["small_inputs"] = {n: small[n] for n in ("queries", "keys", "values", "valid_lens")}
+    out["small_weights"] = {n: small[n] for n in WEIGHTS}
+    for name, case in (("output_small", small), ("output_small_causal", small_causal)):
+        true = _mha_reference(case)
+        out[f"{name}_true"] = true
+        out[f"{name}_mistakes"] = _differing(mistakes.MHA_05, case, true)
     return out
 
 

@@ -1,8 +1,8 @@
 """Notebook 06, contextual embeddings (row convention): its probes and the values its checks show."""
 import numpy as np
 
-from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe
+from .. import cases, mistakes, reference as ref, views
+from ..protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 FRESH_T = (3, 4, 5, 7, 8)            # the notebook's sentences have 6 words
@@ -17,14 +17,29 @@ def _vocab(i):
 
 
 def _tokenize_cases(rng):
-    book = Case("book", {"sentence": cases.TOKENIZE_EXAMPLE_06, "vocab_words": list(cases.VOCAB_06)})
+    # Both of the notebook's examples: the second (punctuation, a tab, <unk> at 2) shows the mistakes that the
+    # first, the book's vocabulary and single spaces, cannot.
+    book = [Case("book", {"sentence": cases.TOKENIZE_EXAMPLE_06, "vocab_words": list(cases.VOCAB_06)}),
+            Case("book", {"sentence": cases.OTHER_SENTENCE_06, "vocab_words": list(cases.OTHER_VOCAB_06)},
+                 about="the notebook's second sentence")]
     fresh = []
     for T in rng.choice(FRESH_T, size=N_FRESH):
-        words = cases.fresh_vocab_06(rng)
-        sentence = cases.fresh_sentence_06(rng, words, int(T))
-        fresh.append(Case("fresh", {"sentence": sentence, "vocab_words": words},
-                          about=f"a sentence of {T} words, a vocabulary of {len(words)}"))
-    return [book] + fresh
+        while True:  # every fresh sentence tells each catalogued mistake apart from the others and the answer
+            words = cases.fresh_vocab_06(rng)
+            inputs = {"sentence": cases.fresh_sentence_06(rng, words, int(T), messy=True), "vocab_words": words}
+            if _all_apart(inputs, PROBES["test_tokenize"]):
+                break
+        fresh.append(Case("fresh", inputs, about=f"a sentence of {T} words, a vocabulary of {len(words)} "
+                                                 f"with <unk> at {words.index(cases.UNK)}"))
+    return book + fresh
+
+
+def _all_apart(inputs, probe):
+    """Whether the reference and each mistake of `probe` give results that differ pairwise on these inputs."""
+    results = [probe.reference(inputs)] + [m.compute(inputs) for m in probe.mistakes]
+    results = [np.asarray(r, dtype=float) for r in results]
+    return all(a.shape != b.shape or not np.allclose(a, b)
+               for n, a in enumerate(results) for b in results[n + 1:])
 
 
 def _embedding_cases(rng):
@@ -41,13 +56,34 @@ def _embedding_cases(rng):
     return out
 
 
-def _attention_inputs(X, W_q, W_k, W_v, W_o, H):
-    return {"X": X, "W_q": W_q, "W_k": W_k, "W_v": W_v, "W_o": W_o, "H": int(H)}
+def _attention_inputs(X, W_q, W_k, W_v, W_o, H, seed=0, own_weights=False):
+    """own_weights: the class draws its own weights from `seed` (they are W_q, ...); else the probe sets W_q, ..."""
+    return {"X": X, "W_q": W_q, "W_k": W_k, "W_v": W_v, "W_o": W_o, "H": int(H),
+            "seed": int(seed), "own_weights": int(own_weights)}
+
+
+def _seeded_weights(D, seed):
+    """The weights SelfAttention(D, H, seed) draws in the notebook's __init__: q, k, v, out, each (D, D)."""
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(D, D)) / np.sqrt(D) for _ in range(4)]
+
+
+def _book_attention():
+    """The notebook's check: SelfAttention(D, num_heads=2, seed=1) on the two sentences, its own weights."""
+    book = cases.book_06()
+    return _attention_inputs(book["X"], *_seeded_weights(book["D"], 1), book["H"], seed=1, own_weights=True)
+
+
+def _other_attention():
+    """The notebook's second check: SelfAttention(6, num_heads=3, seed=4) on one sentence of 5 tokens."""
+    X = np.random.default_rng(5).normal(size=(1, 5, 6))  # (B, T, D)
+    return _attention_inputs(X, *_seeded_weights(6, 4), 3, seed=4, own_weights=True)
 
 
 def _attention_cases(rng):
-    book = cases.book_06()
-    out = [Case("book", _attention_inputs(*(book[n] for n in ("X", "W_q", "W_k", "W_v", "W_o", "H"))))]
+    # The book's case is the notebook's check, weights drawn from the seed by the student's __init__;
+    # on the fresh cases the probe sets the weights, so they mark forward alone.
+    out = [Case("book", _book_attention())]
     for k in rng.choice(len(FRESH_HEADS), size=N_FRESH, replace=False):
         D, H = FRESH_HEADS[k]
         B, T = int(rng.choice((1, 3))), int(rng.choice(FRESH_T))
@@ -84,71 +120,123 @@ def _pca_cases(rng):
 PROBES = {
     "test_tokenize": Probe(
         what="tokenize",
+        axes=("words",),
         call=f"__import__('numpy').asarray(tokenize(sentence, {VOCAB}))",
         cases=_tokenize_cases,
         reference=lambda i: ref.tokenize(i["sentence"], _vocab(i)),
-        mistakes=[mistakes.UNKNOWN_WORDS_DROPPED, mistakes.NOT_LOWERCASED],
+        mistakes=mistakes.TOKENIZE_06,
+        exact_shape=True,  # (T,): one id per word
     ),
     # The global seed is set first so that a function drawing its own table with np.random
     # draws a table the grader can draw too, and the verdict can say so.
     "test_text_to_word_embeddings": Probe(
         what="text_to_word_embeddings",
+        axes=("batch items", "words", "features"),
         call=f"(__import__('numpy').random.seed(seed), text_to_word_embeddings(text, {VOCAB}, embedding_matrix))[1]",
+        uses={"tokenize": "test_tokenize"},  # a tokenize wrong in its own part costs marks there only
         cases=_embedding_cases,
         reference=lambda i: ref.word_embeddings(ref.tokenize(i["text"], _vocab(i)), i["embedding_matrix"]),
-        mistakes=[mistakes.NEW_TABLE_EVERY_CALL],
+        mistakes=[mistakes.NEW_TABLE_EVERY_CALL, mistakes.NO_BATCH_AXIS],
+        exact_shape=True,  # (1, T, D): the batch axis is part of the answer
     ),
-    # The class is built inline and its weights overwritten: only forward is marked.
+    # The book's case builds the class with the notebook's seed and keeps the weights its __init__ draws;
+    # the fresh cases build it without one and overwrite the weights, so they mark forward alone.
     "test_self_attention": Probe(
-        what="SelfAttention.forward",
-        call="(lambda m: (setattr(m, 'q_proj', W_q), setattr(m, 'k_proj', W_k), setattr(m, 'v_proj', W_v), "
-             "setattr(m, 'out_proj', W_o), m.forward(X))[-1])(SelfAttention(X.shape[-1], H))",
+        what="SelfAttention",
+        axes=("sequences", "words", "features"), views=(views.HEADS_ROWS,),
+        call="(lambda m: (own_weights or (setattr(m, 'q_proj', W_q), setattr(m, 'k_proj', W_k), "
+             "setattr(m, 'v_proj', W_v), setattr(m, 'out_proj', W_o)), m.forward(X))[-1])"
+             "(SelfAttention(X.shape[-1], H, seed=seed) if own_weights else SelfAttention(X.shape[-1], H))",
         cases=_attention_cases,
         reference=lambda i: ref.multihead_self_attention_rows(i["X"], i["W_q"], i["W_k"], i["W_v"], i["W_o"], i["H"]),
         mistakes=mistakes.CONTEXTUAL_ATTENTION,
+        exact_shape=True,  # (B, T, D), B=1 included
     ),
     "test_pca": Probe(
         what="pca",
+        axes=("components", "features"),
         call="pca(X, n_components)",
         cases=_pca_cases,
         reference=lambda i: ref.principal_components(i["X"], i["n_components"]),
         mistakes=mistakes.PCA_06,
+        exact_shape=True,  # (n_components, D), n_components=1 included
     ),
 }
 
 
 # ---------------------------------------------------------------- generated cells
 
+def _differing(probe, i):
+    """{what a check says: the mistake's value} for the mistakes of `probe` that are wrong on inputs i."""
+    true = np.asarray(probe.reference(i), dtype=float)
+    out = {}
+    for m in probe.mistakes:
+        try:
+            value = np.asarray(m.compute(i), dtype=float)
+        except Exception:  # a mistake that raises shows itself
+            continue
+        if value.shape != true.shape or not np.allclose(value, true):
+            out[m.said] = value
+    return out
+
+
 def _ctx_tokenize():
+    probe = PROBES["test_tokenize"]
     i = {"sentence": cases.TOKENIZE_EXAMPLE_06, "vocab_words": list(cases.VOCAB_06)}
+    other = {"sentence": cases.OTHER_SENTENCE_06, "vocab_words": list(cases.OTHER_VOCAB_06)}
     return {"tokenize_example": i["sentence"],
-            "tokenize_example_true": ref.tokenize(i["sentence"], _vocab(i)),
-            "UNKNOWN_DROPPED": mistakes.UNKNOWN_WORDS_DROPPED.said,
-            "tokenize_unknown_dropped": mistakes.UNKNOWN_WORDS_DROPPED.compute(i),
-            "NOT_LOWERCASED": mistakes.NOT_LOWERCASED.said,
-            "tokenize_not_lowercased": mistakes.NOT_LOWERCASED.compute(i)}
+            "tokenize_example_true": probe.reference(i),
+            "tokenize_mistakes": _differing(probe, i),
+            "other_words": " ".join(other["vocab_words"]),
+            "other_sentence": other["sentence"],
+            "other_sentence_true": probe.reference(other),
+            "other_sentence_mistakes": _differing(probe, other)}
 
 
 def _ctx_embeddings():
+    probe = PROBES["test_text_to_word_embeddings"]
     book = cases.book_06()
-    return {"embeddings_example_true": ref.word_embeddings(book["ids"][0], book["embedding_matrix"]),
-            "NEW_TABLE": mistakes.NEW_TABLE_EVERY_CALL.said}
+    i = {"text": book["sentences"][0], "vocab_words": book["vocab_words"],
+         "embedding_matrix": book["embedding_matrix"], "seed": 6}
+    other = {"text": cases.OTHER_TEXT_06, "vocab_words": list(cases.OTHER_VOCAB_06),
+             "embedding_matrix": cases.other_table_06(), "seed": 6}
+    return {"embeddings_example_true": probe.reference(i),
+            "NEW_TABLE": mistakes.NEW_TABLE_EVERY_CALL.said,
+            "embeddings_mistakes": {mistakes.NO_BATCH_AXIS.said: mistakes.NO_BATCH_AXIS.compute(i)},
+            "other_text": other["text"],
+            "other_table": other["embedding_matrix"],
+            "other_embeddings_true": probe.reference(other),
+            "other_embeddings_mistakes": {mistakes.NO_BATCH_AXIS.said: mistakes.NO_BATCH_AXIS.compute(other)}}
 
 
 def _ctx_attention():
+    probe = PROBES["test_self_attention"]
     book = cases.book_06()
-    i = _attention_inputs(*(book[n] for n in ("X", "W_q", "W_k", "W_v", "W_o", "H")))
+    i, other = _book_attention(), _other_attention()
+    shown = (mistakes.SCALED_BY_EMBED_DIM, mistakes.SOFTMAX_OVER_QUERIES)
     return {"bank_ids_true": book["ids"],
-            "contextual_true": ref.multihead_self_attention_rows(i["X"], i["W_q"], i["W_k"], i["W_v"], i["W_o"], i["H"]),
-            "attention_mistakes": {m.said: m.compute(i) for m in (mistakes.SCALED_BY_EMBED_DIM,
-                                                                  mistakes.SOFTMAX_OVER_QUERIES)}}
+            "contextual_true": probe.reference(i),
+            "attention_mistakes": {m.said: m.compute(i) for m in shown},
+            "other_X": other["X"],
+            "other_contextual_true": probe.reference(other),
+            "other_attention_mistakes": {m.said: m.compute(other) for m in shown},
+            "SEED_IGNORED": mistakes.SEED_IGNORED.said}
+
+
+def _other_pca():
+    """The notebook's second pca example: 10 points in 4 dimensions, one component."""
+    return {"X": cases.pca_data_06(np.random.default_rng(3), 10, 4), "n_components": 1}
 
 
 def _ctx_pca():
-    i = {"X": _pca_example(), "n_components": 2}
+    probe = PROBES["test_pca"]
+    i, other = {"X": _pca_example(), "n_components": 2}, _other_pca()
     return {"pca_example": i["X"],
-            "pca_example_true": ref.principal_components(i["X"], 2),
-            "pca_mistakes": {m.said: m.compute(i) for m in mistakes.PCA_06}}
+            "pca_example_true": probe.reference(i),
+            "pca_mistakes": _differing(probe, i),
+            "other_points": other["X"],
+            "other_pca_true": probe.reference(other),
+            "other_pca_mistakes": _differing(probe, other)}
 
 
 VALUES = {

@@ -159,9 +159,34 @@ STUDENTS = {
     "book_lookup": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_LOOKUP},
         diagnoses={"test_self_attention": "right on the book's case only"}),
-    # Forgets to divide by the sum; the loop uses this softmax too, so it is wrong there as well.
+    # Two roles swapped, in two independent parts: the queries made with the keys' weights (and the other
+    # way round) in the loop, the keys and values in the matrix form. The attention loop is right.
+    "roles_swapped": Student(
+        A01, _01(test_qkv_loop=0, test_self_attention=0),
+        edits={"qkv_loop": [("query = omega_q @ x + beta_q", "query = omega_k @ x + beta_k"),
+                            ("key = omega_k @ x + beta_k", "key = omega_q @ x + beta_q")],
+               "self_attention_def": [("K = omega_k @ X + beta_k", "K = omega_v @ X + beta_v"),
+                                      ("V = omega_v @ X + beta_v", "V = omega_k @ X + beta_k")]},
+        diagnoses={"test_qkv_loop": "query and key weights swapped",
+                   "test_self_attention": "keys and values swapped"}),
+    # The loop sums the keys; the matrix form returns X' transposed (one row per token).
+    "keys_summed_transposed": Student(
+        A01, _01(test_attention_loop=0, test_self_attention=0),
+        edits={"attention_loop": [("attention[m] * all_values[m]", "attention[m] * all_keys[m]")],
+               "self_attention_def": [("X_prime = V @ attention", "X_prime = (V @ attention).T")]},
+        diagnoses={"test_attention_loop": "weighted sum of the keys", "test_self_attention": "output transposed"}),
+    "weights_returned": Student(
+        A01, _01(test_self_attention=0),
+        edits={"self_attention_def": [("X_prime = V @ attention", "X_prime = attention")]},
+        diagnoses={"test_self_attention": "attention weights returned instead of the outputs"}),
+    "weights_on_the_left": Student(
+        A01, _01(test_self_attention=0),
+        edits={"self_attention_def": [("X_prime = V @ attention", "X_prime = attention @ V.T")]},
+        diagnoses={"test_self_attention": "attention weights on the wrong side"}),
+    # Forgets to divide by the sum. The loop calls this softmax, and is marked with the course's softmax in
+    # its place, so the mistake costs marks once, in its own part.
     "softmax_unnormalised": Student(
-        A01, _01(test_softmax=0, test_attention_loop=0),
+        A01, _01(test_softmax=0),
         edits={"softmax_def": [("items_out = np.exp(items_in) / np.sum(np.exp(items_in))", "items_out = np.exp(items_in)")]},
         diagnoses={"test_softmax": "softmax not normalised"}),
 }

@@ -84,14 +84,32 @@ STUDENTS = {
     "correct_other_ways": Student(A02, FULL_02,
                                   cells={"softmax_cols_def": LOGSUMEXP, "scaled_attention_def": FLOAT32_LOOP}),
     "untouched": Student(A02, {"test_softmax_cols": 0, "test_scaled_attention": 0, "why_sqrt": 0}, untouched=True),
-    # Full marks on the book's case; the fresh inputs have other sizes, where the global D=4 is wrong.
+    # Right on the book's case only: the fresh inputs have other sizes, where the global D=4 is wrong,
+    # and being right where the notebook prints the answer earns nothing.
     "seed003": Student(
-        A02, _02(test_softmax_cols=0, test_scaled_attention=1),
+        A02, _02(test_softmax_cols=0, test_scaled_attention=0),
         cells={"softmax_cols_def": SEED_003_SOFTMAX_COLS, "scaled_attention_def": SEED_003_SCALED},
         diagnoses={"test_softmax_cols": "softmax overflows", "test_scaled_attention": "the notebook's global D"}),
     "naive_softmax": Student(
         A02, _02(test_softmax_cols=0), edits={"softmax_cols_def": NAIVE},
         diagnoses={"test_softmax_cols": "softmax overflows"}),
+    "shift_numerator_only": Student(
+        A02, _02(test_softmax_cols=0),
+        edits={"softmax_cols_def": [("softmax = exp_values / np.sum(exp_values, axis=0, keepdims=True)",
+                                     "softmax = exp_values / np.sum(np.exp(data_in), axis=0, keepdims=True)")]},
+        diagnoses={"test_softmax_cols": "maximum subtracted in the numerator only"}),
+    "global_max": Student(
+        A02, _02(test_softmax_cols=0),
+        edits={"softmax_cols_def": [("np.max(data_in, axis=0, keepdims=True)", "np.max(data_in)")]},
+        diagnoses={"test_softmax_cols": "one maximum for the whole matrix"}),
+    "scaled_after_softmax": Student(
+        A02, _02(test_scaled_attention=0),
+        edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q) / np.sqrt(D_q)")]},
+        diagnoses={"test_scaled_attention": "scaled after the softmax"}),
+    "divided_by_tokens": Student(
+        A02, _02(test_scaled_attention=0),
+        edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q / np.sqrt(X.shape[1]))")]},
+        diagnoses={"test_scaled_attention": "divided by sqrt(N), the number of tokens"}),
     "no_scaling": Student(
         A02, _02(test_scaled_attention=0), edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q)")]},
         diagnoses={"test_scaled_attention": "no scaling"}),

@@ -119,25 +119,22 @@ STUDENTS = {
     "untouched": Student(A03, {"test_permutation_matrices": 0, "test_is_permutation_equivariant": 0,
                                "why_positions": 0}, untouched=True),
     # Seed 003's generator is right; its checker rejects functions that change the columns but accepts
-    # those that only reorder them: half the checker's marks, and the verdict names the sorted columns.
+    # those that only reorder them: half the checker's marks, and the verdict names the same-set check.
     "seed003": Student(
         A03, _03(test_is_permutation_equivariant=2),
         cells={"permutation_matrices_def": SEED_003_GENERATOR, "checker_def": SEED_003_CHECKER},
-        diagnoses={"test_is_permutation_equivariant": "accepts a function that reorders the columns: "
-                                                      "f(X) = X with its columns sorted"}),
-    # Says True whatever f is: right on every equivariant function, and nothing earned. The verdict names
-    # the first function it wrongly accepts: the book's case, self-attention after a position encoding.
+        diagnoses={"test_is_permutation_equivariant": "accepts a function that reorders the columns"}),
+    # Says True whatever f is: right on every equivariant function, and nothing earned.
     "always_true": Student(
         A03, _03(test_is_permutation_equivariant=0), cells={"checker_def": ALWAYS_TRUE},
-        diagnoses={"test_is_permutation_equivariant": "accepts a function that changes the columns: "
-                                                      "f(X) = scaled self-attention of X + Pi"}),
+        diagnoses={"test_is_permutation_equivariant": "accepts every function"}),
     # Misses permutations: zero for the generator. The (right) checker built on it tries only the
     # rotations, which commute with rolling the columns: it accepts the roll, half the checker's marks.
     "rotations_only": Student(
         A03, _03(test_permutation_matrices=0, test_is_permutation_equivariant=2),
         cells={"permutation_matrices_def": ROTATIONS_ONLY},
         diagnoses={"test_permutation_matrices": "only the n rotations",
-                   "test_is_permutation_equivariant": "f(X) = X with its columns rolled by one"}),
+                   "test_is_permutation_equivariant": "tries only the rotations"}),
     # Every permutation twice (the columns and the rows of the identity reordered): all n! are there, so
     # a checker built on it is still right, only slower: half the generator's marks.
     "each_twice": Student(

@@ -186,6 +186,8 @@ def multihead_self_attention(X, omegas_v, omegas_q, omegas_k, betas_v, betas_q, 
   return omega_c @ heads.reshape(-1, X.shape[1])  # heads stacked: (D, N)"""
 
 SCALE = "softmax_cols(K.T @ Q / np.sqrt(Q.shape[0]))"
+HEADS_LOOP = ("for omega_v, omega_q, omega_k, beta_v, beta_q, beta_k in zip(omegas_v, omegas_q, omegas_k, betas_v, "
+              "betas_q, betas_k):")
 
 STUDENTS = {
     "correct": Student(A04, FULL_04),
@@ -194,14 +196,37 @@ STUDENTS = {
     "seed000_final": Student(A04, FULL_04, cells={"multihead_def": SEED_000_FINAL}),
     "seed000_first": Student(A04, _04(test_multihead=0), cells={"multihead_def": SEED_000_FIRST},
                              diagnoses={"test_multihead": "shapes that do not multiply"}),
+    # A wrong attention_weights costs its own marks once: both multihead parts call it, and are marked
+    # with the course's attention_weights in its place.
     "no_scaling": Student(
-        A04, _04(test_attention_weights=0, test_multihead=0, test_multihead_general=0),
+        A04, _04(test_attention_weights=0),
         edits={"attention_weights_def": [(SCALE, "softmax_cols(K.T @ Q)")]},
-        diagnoses={p: "no scaling" for p in FULL_04}),
+        diagnoses={"test_attention_weights": "no scaling"}),
     "sqrt_d": Student(
-        A04, _04(test_attention_weights=0, test_multihead=0, test_multihead_general=0),
+        A04, _04(test_attention_weights=0),
         edits={"attention_weights_def": [(SCALE, "softmax_cols(K.T @ Q / np.sqrt(X.shape[0]))")]},
-        diagnoses={p: "sqrt(D) instead of sqrt(D/H)" for p in FULL_04}),
+        diagnoses={"test_attention_weights": "sqrt(D) instead of sqrt(D/H)"}),
+    "divided_by_head_size": Student(
+        A04, _04(test_attention_weights=0),
+        edits={"attention_weights_def": [(SCALE, "softmax_cols(K.T @ Q / Q.shape[0])")]},
+        diagnoses={"test_attention_weights": "divided by D/H, not sqrt(D/H)"}),
+    # Two independent parts: the book's two heads stacked head 2 first; the general version loops over
+    # range(2), right on the book's case and on the fresh input with two heads (5/9 of the marks).
+    "reversed_two_heads_only": Student(
+        A04, _04(test_multihead=0, test_multihead_general=1.67),
+        edits={"multihead_def": [("np.vstack([head1, head2])", "np.vstack([head2, head1])")],
+               "multihead_general_def": [(HEADS_LOOP, "for h in range(2):\n    omega_v, omega_q, omega_k, beta_v, beta_q, "
+                                                      "beta_k = omegas_v[h], omegas_q[h], omegas_k[h], betas_v[h], betas_q[h], betas_k[h]")]},
+        diagnoses={"test_multihead": "heads stacked in reverse order",
+                   "test_multihead_general": "two heads hard-coded"}),
+    # The book's second head weighted by the first head's attention; the general version stacks the heads last first.
+    "shared_weights_reversed": Student(
+        A04, _04(test_multihead=0, test_multihead_general=0),
+        edits={"multihead_def": [("@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
+                                  "@ attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)")],
+               "multihead_general_def": [("omega_c @ np.vstack(heads)", "omega_c @ np.vstack(heads[::-1])")]},
+        diagnoses={"test_multihead": "head 1's attention weights used for every head",
+                   "test_multihead_general": "heads stacked in reverse order"}),
     "side_by_side": Student(
         A04, _04(test_multihead_general=0),
         edits={"multihead_general_def": [("omega_c @ np.vstack(heads)", "omega_c @ np.hstack(heads)")]},

@@ -157,45 +157,49 @@ attention = raw_multi_head_output @ proj                    # (B, C, E) . (E, E)
 print("proj(concat) -> attention", raw_multi_head_output.shape)"""
 
 MASK_LINE = "weights = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)"
+HELPER_FIXED = "right once your"  # a part marked with the course's version of a helper the student got wrong
 
 STUDENTS = {
     "correct": Student(A05, FULL_05),
     "untouched": Student(A05, {part: 0 for part in FULL_05}, untouched=True),
-    # Its class is right wherever every sequence has a valid key; an empty sequence gives nan.
+    # Its class is right wherever every sequence has a valid key; an empty sequence gives nan, and its
+    # mask cannot take one length per query (causal masks), so no single mistake explains it.
     "seed001": Student(
         A05, _05(test_mha_masks=0), cells={"mha_class": SEED_001_CLASS},
-        diagnoses={"test_mha_masks": "masked with -inf"}),
+        diagnoses={"test_mha_masks": "holds nan"}),
     "seed002": Student(A05, FULL_05, cells={"loop_heads": SEED_002_LOOP}),
+    # A mistake in masked_softmax costs marks in masked_softmax only: MultiHeadAttention, which calls it,
+    # is marked with the course's masked_softmax in place of the student's (its own code is right).
     "mask_zero": Student(
-        A05, _05(test_masked_softmax=0, test_mha=0, test_mha_masks=0),
+        A05, _05(test_masked_softmax=0),
         edits={"masked_softmax_def": [(MASK_LINE, MASK_LINE.replace("-1e6", "0"))]},
-        diagnoses={"test_masked_softmax": "masked with 0", "test_mha": "masked with 0",
-                   "test_mha_masks": "masked with 0"}),
+        diagnoses={"test_masked_softmax": "masked with 0", "test_mha": HELPER_FIXED,
+                   "test_mha_masks": HELPER_FIXED}),
     "mask_after_softmax": Student(
-        A05, _05(test_masked_softmax=0, test_mha=0, test_mha_masks=0),
+        A05, _05(test_masked_softmax=0),
         edits={"masked_softmax_def": [(MASK_LINE, "weights = softmax(scores) * mask  # (B, Tq, Tk)")]},
-        diagnoses={"test_masked_softmax": "masked after the softmax", "test_mha": "masked after the softmax",
-                   "test_mha_masks": "masked after the softmax"}),
-    # -inf in masked_softmax: right on d2l's examples (a third of the part) and wherever no query is
-    # left without a key; nan on the fresh lengths, each of which holds a 0, and on empty sequences.
+        diagnoses={"test_masked_softmax": "masked after the softmax", "test_mha": HELPER_FIXED,
+                   "test_mha_masks": HELPER_FIXED}),
+    # -inf in masked_softmax: right on d2l's example and wherever no query is left without a key; nan
+    # on the fresh lengths, each of which holds a 0. Right on the book's case only earns nothing.
+    # MultiHeadAttention is marked with the course's masked_softmax, as above.
     "mask_inf": Student(
-        A05, _05(test_masked_softmax=1, test_mha_masks=1),
+        A05, _05(test_masked_softmax=0),
         edits={"masked_softmax_def": [(MASK_LINE, MASK_LINE.replace("-1e6", "-np.inf"))]},
-        diagnoses={"test_masked_softmax": "masked with -inf", "test_mha_masks": "masked with -inf"}),
+        diagnoses={"test_masked_softmax": "with -inf: a query with no valid key", "test_mha_masks": HELPER_FIXED}),
     "lens_tiled": Student(
         A05, _05(test_mha=0, test_mha_masks=0),
         edits={"mha_class": [("np.repeat(valid_lens, self.num_heads, axis=0)", "np.tile(valid_lens, self.num_heads)")]},
         diagnoses={"test_mha": "valid_lens tiled, not repeated", "test_mha_masks": "valid_lens tiled, not repeated"}),
     "merge_no_transpose": Student(
-        A05, _05(test_transpose_output=0, test_mha=0, test_mha_masks=0),
+        A05, _05(test_transpose_output=0),
         edits={"transpose_output_def": [
             ("    X = X.reshape(-1, num_heads, X.shape[1], X.shape[2])  # (B, H, T, d)\n", ""),
             ("    X = X.transpose(0, 2, 1, 3)  # (B, T, H, d)\n", ""),
             ("X_merged = X.reshape(X.shape[0], X.shape[1], -1)  # (B, T, H*d)",
              "X_merged = X.reshape(-1, X.shape[1], X.shape[2] * num_heads)  # (B, T, H*d)")]},
         diagnoses={"test_transpose_output": "heads merged with a reshape and no transpose",
-                   "test_mha": "heads merged with a reshape and no transpose",
-                   "test_mha_masks": "heads merged with a reshape and no transpose"}),
+                   "test_mha": HELPER_FIXED, "test_mha_masks": HELPER_FIXED}),
 }
 
 # Further mistakes, two to a student where the parts are independent of each other
@@ -204,12 +208,11 @@ INIT = 'W = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))'
 SPLIT = '    X = X.reshape(X.shape[0], X.shape[1], num_heads, -1)  # (B, T, H, d)\n    X = X.transpose(0, 2, 1, 3)  # (B, H, T, d)\n    X_split = X.reshape(-1, X.shape[2], X.shape[3])  # (B*H, T, d)'
 STUDENTS.update({
     "split_no_transpose": Student(
-        A05, _05(test_transpose_qkv=0, test_mha=0, test_mha_masks=0, test_init_weight=0),
+        A05, _05(test_transpose_qkv=0, test_init_weight=0),
         edits={"transpose_qkv_def": [(SPLIT, "    X_split = X.reshape(X.shape[0] * num_heads, X.shape[1], -1)  # (B*H, T, d)")],
                "init_weight_def": [(INIT, INIT.replace("np.sqrt(fan_in)", "np.sqrt(fan_out)"))]},
         diagnoses={"test_transpose_qkv": "heads split with a reshape and no transpose",
-                   "test_mha": "heads split with a reshape and no transpose",
-                   "test_init_weight": "scaled by fan_out"}),
+                   "test_mha": HELPER_FIXED, "test_init_weight": "scaled by fan_out"}),
     "loop_sqrt_e": Student(
         A05, _05(test_loop_heads=0, test_init_weight=0),
         edits={"loop_heads": [("head_scores = q_head @ k_head.T / np.sqrt(split_dim)",
@@ -223,4 +226,93 @@ STUDENTS.update({
     "init_std_fan_in": Student(
         A05, _05(test_init_weight=0), edits={"init_weight_def": [(INIT, INIT.replace("1.0 / np.sqrt(fan_in)", "1.0 / fan_in"))]},
         diagnoses={"test_init_weight": "std 1/fan_in"}),
+})
+
+# Issue 13: more named mistakes. A masked_softmax mistake shares a student with an init_weight mistake (the
+# grader sets MultiHeadAttention's weights itself, so init_weight reaches no other part); a mistake in
+# forward has a student of its own, since forward calls masked_softmax, transpose_qkv and transpose_output.
+MASK_ARANGE = "mask = np.arange(scores.shape[-1]) < lens  # (B, Tq, Tk)"
+
+
+def _softmax_over(axis):
+    """masked_softmax's last line with a softmax written out over another axis of (B, Tq, Tk)."""
+    return (f"masked = np.where(mask, scores, -1e6)  # (B, Tq, Tk)\n"
+            f"    e = np.exp(masked - np.max(masked, axis={axis}, keepdims=True))\n"
+            f"    weights = e / np.sum(e, axis={axis}, keepdims=True)")
+
+
+def _forward(old, new):
+    return {"mha_class": [(old, new)]}
+
+
+# A mistake in masked_softmax: 0 there; MultiHeadAttention is marked with the course's masked_softmax in
+# place of the student's (its own code is right), so that mistake costs marks once.
+_MASKED_ONLY = dict(test_masked_softmax=0, test_init_weight=0)
+_HELPER_FIXED = {"test_mha": HELPER_FIXED, "test_mha_masks": HELPER_FIXED}
+STUDENTS.update({
+    "mask_off_by_one": Student(
+        A05, _05(**_MASKED_ONLY),
+        edits={"masked_softmax_def": [(MASK_ARANGE, MASK_ARANGE.replace("< lens", "<= lens"))],
+               "init_weight_def": [(INIT, "W = np.random.rand(fan_in, fan_out)")]},
+        diagnoses={"test_masked_softmax": "mask off by one", "test_init_weight": "weights from np.random.rand", **_HELPER_FIXED}),
+    "mask_over_queries": Student(
+        A05, _05(**_MASKED_ONLY),
+        edits={"masked_softmax_def": [(MASK_ARANGE, "mask = np.arange(scores.shape[1])[:, None] < lens  # (B, Tq, 1)")],
+               "init_weight_def": [(INIT, INIT.replace("rng.normal", "np.random.normal"))]},
+        diagnoses={"test_masked_softmax": "mask over the queries", "test_init_weight": "drawn from np.random, not rng", **_HELPER_FIXED}),
+    "softmax_axis_1": Student(
+        A05, _05(**_MASKED_ONLY),
+        edits={"masked_softmax_def": [(MASK_LINE, _softmax_over(1))],
+               "init_weight_def": [(INIT, INIT.replace("1.0 / np.sqrt(fan_in)", "np.sqrt(2 / (fan_in + fan_out))"))]},
+        diagnoses={"test_masked_softmax": "softmax over axis 1 (the queries)", "test_init_weight": "Glorot (Xavier) std", **_HELPER_FIXED}),
+    "softmax_axis_0": Student(
+        A05, _05(**_MASKED_ONLY),
+        edits={"masked_softmax_def": [(MASK_LINE, _softmax_over(0))],
+               "init_weight_def": [(INIT, INIT.replace("size=(fan_in, fan_out)", "size=(fan_out, fan_in)"))]},
+        diagnoses={"test_masked_softmax": "softmax over axis 0 (the batch)", "test_init_weight": "weight shape transposed", **_HELPER_FIXED}),
+    # Right weights, but the caller's scores overwritten: two thirds of the part, and its check says why.
+    "masked_softmax_in_place": Student(
+        A05, _05(test_masked_softmax=2),
+        edits={"masked_softmax_def": [(MASK_LINE, "scores[...] = np.where(mask, scores, -1e6)  # in place\n"
+                                                  "    weights = softmax(scores)  # (B, Tq, Tk)")]},
+        diagnoses={"test_masked_softmax": "changed its argument"}),
+    # Mistakes in forward itself.
+    "keys_values_swapped": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits={"mha_class": [("keys @ self.W_k + self.b_k", "keys @ self.W_v + self.b_v"),
+                             ("values @ self.W_v + self.b_v", "values @ self.W_k + self.b_k")]},
+        diagnoses={"test_mha": "keys and values swapped", "test_mha_masks": "keys and values swapped"}),
+    "queries_from_w_k": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits=_forward("queries @ self.W_q + self.b_q", "queries @ self.W_k + self.b_k"),
+        diagnoses={"test_mha": "queries from W_k", "test_mha_masks": "queries from W_k"}),
+    "w_o_left_out": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits=_forward("transpose_output(heads_out, self.num_heads) @ self.W_o + self.b_o",
+                       "transpose_output(heads_out, self.num_heads)"),
+        diagnoses={"test_mha": "output projection W_o left out", "test_mha_masks": "output projection W_o left out"}),
+    # forward uses the notebook's global num_heads (5): right on seed 001's case only, which earns nothing.
+    "fixed_heads": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits={"mha_class": [("self.num_heads)", "num_heads)"), (", self.num_heads, axis=0)", ", num_heads, axis=0)")]},
+        diagnoses={"test_mha": "fixed number of heads", "test_mha_masks": "a fixed number of heads"}),
+    "scaled_by_num_hiddens": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits=_forward("/ np.sqrt(Q.shape[-1])", "/ np.sqrt(self.num_hiddens)"),
+        diagnoses={"test_mha": "scaled by sqrt(num_hiddens), not sqrt(head size)",
+                   "test_mha_masks": "scaled by sqrt(num_hiddens), not sqrt(head size)"}),
+    # forward masks by itself, with -inf, instead of calling masked_softmax: right wherever every query has
+    # a key (seed 001's case, the fresh lengths, causal masks), nan for an empty sequence.
+    "mha_masks_with_inf": Student(
+        A05, _05(test_mha_masks=1),
+        edits=_forward("self.attention_weights = masked_softmax(scores, valid_lens)  # (B*H, Tq, Tk)",
+                       "if valid_lens is not None:\n"
+                       "            lens = valid_lens[:, None, None] if valid_lens.ndim == 1 else valid_lens[:, :, None]\n"
+                       "            scores = np.where(np.arange(scores.shape[-1]) < lens, scores, -np.inf)\n"
+                       "        self.attention_weights = softmax(scores)  # (B*H, Tq, Tk)"),
+        diagnoses={"test_mha_masks": "masked with -inf"}),
+    "valid_lens_ignored": Student(
+        A05, _05(test_mha=0, test_mha_masks=0),
+        edits=_forward("masked_softmax(scores, valid_lens)", "softmax(scores)"),
+        diagnoses={"test_mha": "valid_lens ignored", "test_mha_masks": "valid_lens ignored"}),
 })

@@ -45,7 +45,7 @@ def text_to_word_embeddings(text, vocab, embedding_matrix):
     # Add a batch dimension to the embeddings to make the shape (1, seq_len, embedding_dim).
     return word_embeddings[np.newaxis, :, :]"""
 
-# Its SelfAttention class exactly as written: unseeded weights (the grader sets its own), no attn_weights.
+# Its SelfAttention class exactly as written: no seed, weights from np.random.randn, no attn_weights.
 SEED_004_CLASS = """\
 import numpy as np
 
@@ -117,13 +117,15 @@ STUDENTS = {
     "untouched": Student(A06, {"test_tokenize": 0, "test_text_to_word_embeddings": 0, "test_self_attention": 0,
                                "test_pca": 0, "bank_meaning": 0}, untouched=True),
     # The blog post's PCA is scikit-learn's, which the course does not ship: the answer key's stands in.
+    # Its class takes no seed: the notebook's check and the book's case build SelfAttention(D, 2, seed=1), which
+    # raises, so it loses the book's third; its forward is right on the fresh inputs, where the grader sets the weights.
     "seed004": Student(
-        A06, _06(test_tokenize=0, test_text_to_word_embeddings=0),
+        A06, _06(test_tokenize=0, test_text_to_word_embeddings=0, test_self_attention=2),
         cells={"tokenize_def": SEED_004_TOKENIZE, "embeddings_def": SEED_004_EMBEDDINGS,
                "self_attention_class": SEED_004_CLASS},
         diagnoses={"test_tokenize": "unknown words dropped",
                    "test_text_to_word_embeddings": "a new random embedding table on every call",
-                   "test_self_attention": "right on the book's case and on 3 fresh inputs"}),
+                   "test_self_attention": "seed ignored"}),
     "not_lowercased": Student(
         A06, _06(test_tokenize=0),
         edits={"tokenize_def": [("sentence.lower().split()", "sentence.split()")]},
@@ -161,4 +163,36 @@ STUDENTS.update({
         A06, _06(test_pca=round(2 / 3, 2) if _raw_signs_follow_the_convention() else 0),
         edits={"pca_def": [("components = components * signs[:, np.newaxis]  # (k, D)", "pass  # signs left as the SVD gives them")]},
         diagnoses={"test_pca": "signs not fixed"}),
+})
+
+
+# The tokenizer's mistakes are right on the notebook's first sentence (single spaces, no punctuation, <unk> at 0),
+# half of the book's third (2/6 of a point); its second sentence and the fresh ones show them. Each shares a
+# student with a mistake of pca, which is independent of it.
+STUDENTS.update({
+    "single_spaces_rows_centred": Student(
+        A06, _06(test_tokenize=0.33, test_pca=0),
+        edits={"tokenize_def": [("sentence.lower().split()", 'sentence.lower().split(" ")')],
+               "pca_def": [("Xc = X - np.mean(X, axis=0)", "Xc = X - np.mean(X, axis=1, keepdims=True)")]},
+        diagnoses={"test_tokenize": "split on single spaces", "test_pca": "rows centred, not columns"}),
+    "punctuation_stripped_standardised": Student(
+        A06, _06(test_tokenize=0.33, test_pca=0),
+        edits={"tokenize_def": [("tokens = sentence.lower().split()",
+                                 'tokens = [word.strip(".,;:!?") for word in sentence.lower().split()]')],
+               "pca_def": [("Xc = X - np.mean(X, axis=0)", "Xc = (X - np.mean(X, axis=0)) / np.std(X, axis=0)")]},
+        diagnoses={"test_tokenize": "punctuation stripped", "test_pca": "standardised, not centred"}),
+    "unk_zero_eigh_ascending": Student(
+        A06, _06(test_tokenize=0.33, test_pca=0),
+        edits={"tokenize_def": [("vocab.get(token, vocab[UNK])", "vocab.get(token, 0)")],
+               "pca_def": [("_, _, Vt = np.linalg.svd(Xc, full_matrices=False)",
+                            "_, vectors = np.linalg.eigh(Xc.T @ Xc / (len(X) - 1)); Vt = vectors.T")]},
+        diagnoses={"test_tokenize": "<unk> id hard-coded as 0", "test_pca": "eigh's order: smallest spread first"}),
+    # No batch axis: the notebook's later cells that stack the sentences fail too, ungraded.
+    "no_batch_axis_u_columns": Student(
+        A06, _06(test_text_to_word_embeddings=0, test_pca=0),
+        edits={"embeddings_def": [("embedding_matrix[token_ids][np.newaxis]", "embedding_matrix[token_ids]")],
+               "pca_def": [("_, _, Vt = np.linalg.svd(Xc, full_matrices=False)",
+                            "U, _, _ = np.linalg.svd(Xc, full_matrices=False)"),
+                           ("components = Vt[:n_components]", "components = U[:, :n_components].T")]},
+        diagnoses={"test_text_to_word_embeddings": "batch axis missing", "test_pca": "columns of U, not rows of Vt"}),
 })
