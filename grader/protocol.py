@@ -368,8 +368,8 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
     got_r, reasons_r, changed_r = _read(probe, cases, with_reference)
     right_with_reference = all(why is None for why in reasons_r)
     if wrong_helpers:
-        names = " and ".join(name for name, _ in wrong_helpers)
-        parts = " and ".join(part for _, part in wrong_helpers)
+        names = _listing([name for name, _ in wrong_helpers])
+        parts = _listing([part for _, part in wrong_helpers])
         v = _marked(probe, cases, got_r, reasons_r, changed_r, points)
         if right_with_reference and v.score >= points:
             return Verdict(points, points, f"{what}: right once your {names} is fixed (see {parts}): marked "
@@ -379,12 +379,18 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
                                                     f"which {parts} marks on its own.)", v.mistake, v.finding)
     v = _marked(probe, cases, got, reasons, changed, points)
     if right_with_reference and probe.uses:
-        names = " and ".join(probe.uses)
+        names = _listing(list(probe.uses))
+        yours = f"your {names} passes its own test, yet goes" if len(probe.uses) == 1 else \
+            "one of yours passes its own test, yet goes"
         return Verdict(v.score, points, f"{what}: wrong as your notebook runs it, but right with the course's "
-                                        f"{names} in place of yours: your {names} passes its own test, yet "
-                                        "goes wrong on the inputs this part gives it (other shapes or sizes?)",
-                       v.mistake, "helper")
+                                        f"{names} in place of yours: {yours} wrong on the inputs this part "
+                                        "gives it (other shapes or sizes?)", v.mistake, "helper")
     return v
+
+
+def _listing(words):
+    """ "a", "a and b", "a, b and c"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _marked(probe, cases, got, reasons, changed, points):
@@ -408,7 +414,7 @@ def _marked(probe, cases, got, reasons, changed, points):
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
         cause = mistake.said if mistake else _finding(probe, cases, got, reasons)[0]
-        return Verdict(0.0, points, f"{what}: right for the notebook's sizes only, wrong on every other size. "
+        return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and wrong on every input of another size. "
                                     f"{_sentence(cause)} Your code may use a fixed size or value somewhere: work from "
                                     "its arguments and their shapes alone", mistake.name if mistake else BOOK_ONLY,
                        "named" if mistake else "structural")

@@ -80,7 +80,7 @@ def test_an_answer_right_on_the_book_case_only_for_no_known_reason_earns_nothing
     cases, outputs = run_probe(SELF_ATTENTION, kernel_with(only_4), monkeypatch=monkeypatch)
     v = verdict(SELF_ATTENTION, cases, outputs, 3)
     assert v.score == 0 and v.mistake == protocol.BOOK_ONLY
-    assert "right for the notebook's sizes only" in v.message and "all zeros" in v.message
+    assert "right on the book's case only" in v.message and "all zeros" in v.message
 
 
 def test_a_hard_coded_result_scores_zero_even_on_the_book_case(monkeypatch):

@@ -30,11 +30,13 @@ ZERO_01 = {p: 0 for p in FULL_01}                    # a notebook that could not
 WRONG_01 = dict(ZERO_01, why_extreme=MANUAL)         # the wrong answer, honestly: 0 on every autograded part
 
 # Wrong on every autograded part, each for a catalogued reason: the bias left out of the
-# queries, keys and values (loop and matrix form) and a softmax that is not normalised
-# (so the attention loop, which uses it, is wrong too).
+# queries, keys and values (loop and matrix form), a softmax that is not normalised, and a loop
+# that sums the keys (a mistake of its own: a loop wrong only through its softmax is marked with
+# the course's softmax and keeps its marks).
 WRONG_EDITS = {
     "qkv_loop": [(" + beta_q", ""), (" + beta_k", ""), (" + beta_v", "")],
     "softmax_def": [("items_out = np.exp(items_in) / np.sum(np.exp(items_in))", "items_out = np.exp(items_in)")],
+    "attention_loop": [("attention[m] * all_values[m]", "attention[m] * all_keys[m]")],
     "self_attention_def": [(" + beta_q", ""), (" + beta_k", ""), (" + beta_v", "")],
 }
 
