@@ -42,3 +42,14 @@ def check_columns_sum_to_one(name, A):
         hint = " (its rows do: the softmax ran over rows, not columns)" if np.allclose(rows, 1.0) else ""
         raise AssertionError(f"{name}: columns sum to {np.round(sums, 6)}, not 1{hint}")
     print(f"OK: every column of {name} sums to 1")
+
+
+def unchanged(name, function, *args):
+    """function(*args), run on copies of its array arguments: raises if it changed them in place."""
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    result = function(*copies)
+    for n, (given, copy) in enumerate(zip(args, copies)):
+        if isinstance(given, np.ndarray) and not (given.shape == copy.shape and np.array_equal(given, copy, equal_nan=True)):
+            raise AssertionError(f"{name} changed its argument {n + 1} in place, so the caller's array is "
+                                 "overwritten: work on a copy (or build a new array) and leave it as it was")
+    return result

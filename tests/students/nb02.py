@@ -117,3 +117,11 @@ STUDENTS = {
         A02, _02(test_scaled_attention=0), edits={"scaled_attention_def": [(SCALE, "softmax_cols(K.T @ Q / D_q)")]},
         diagnoses={"test_scaled_attention": "divided by D, not sqrt(D)"}),
 }
+
+# The maximum subtracted from the caller's scores in place (data_in -= ...): right values, and the
+# scaled attention that calls it is right too; the verdict and the check both catch the change.
+STUDENTS["softmax_cols_in_place"] = Student(
+    A02, _02(test_softmax_cols=round(2 * 2 / 3, 2)),
+    edits={"softmax_cols_def": [("exp_values = np.exp(data_in - np.max(data_in, axis=0, keepdims=True))",
+                                 "data_in -= np.max(data_in, axis=0, keepdims=True)\n  exp_values = np.exp(data_in)")]},
+    diagnoses={"test_softmax_cols": "changed its argument"})

@@ -196,3 +196,9 @@ STUDENTS.update({
                            ("components = Vt[:n_components]", "components = U[:, :n_components].T")]},
         diagnoses={"test_text_to_word_embeddings": "batch axis missing", "test_pca": "columns of U, not rows of Vt"}),
 })
+
+# Right axes, but the caller's data centred in place (X -= ...): the verdict and the check both catch it.
+STUDENTS["pca_in_place"] = Student(
+    A06, _06(test_pca=round(2 * 2 / 3, 2)),
+    edits={"pca_def": [("Xc = X - np.mean(X, axis=0)", "X -= np.mean(X, axis=0)\n    Xc = X")]},
+    diagnoses={"test_pca": "changed its argument"})
