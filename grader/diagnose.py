@@ -220,7 +220,7 @@ def same_shape(got, want, inputs=None, names=()):
         if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
             one = _singular(axes[axis])
             return (f"it is the same for every {one}, which the right answer is not: is an index that should "
-                    f"follow the {one} fixed (the same query, the same weights for all), or a placeholder left?")
+                    f"follow the {one} fixed, or a placeholder left?")
     for axis in range(g.ndim):
         n = g.shape[axis]
         if n < 2:

@@ -298,16 +298,17 @@ def _vocab_06(i):
     return {word: n for n, word in enumerate(i["vocab_words"])}
 
 
-def _rows_attention_06(i, scale, axis=-1):
+def _rows_attention_06(i, scale, axis=-1, project=True):
     """Batched multi-head attention (row convention) with its dot products times `scale(d, D)`,
-    normalised along `axis` of the (B, H, T, T) scores."""
+    normalised along `axis` of the (B, H, T, T) scores, with or without the output projection."""
     X, H = np.asarray(i["X"], dtype=float), int(i["H"])
     B, T, D = X.shape
     d = D // H
     split = lambda A: A.reshape(B, T, H, d).transpose(0, 2, 1, 3)  # (B, H, T, d)
     Q, K, V = split(X @ i["W_q"]), split(X @ i["W_k"]), split(X @ i["W_v"])
     weights = np.apply_along_axis(ref.softmax, axis, Q @ K.transpose(0, 1, 3, 2) * scale(d, D))  # (B, H, T, T)
-    return (weights @ V).transpose(0, 2, 1, 3).reshape(B, T, D) @ i["W_o"]  # (B, T, D)
+    merged = (weights @ V).transpose(0, 2, 1, 3).reshape(B, T, D)  # (B, T, D)
+    return merged @ i["W_o"] if project else merged
 
 
 def _pca_variant_06(i, centre=True, rows=True, signs=True, prepare=None):
@@ -463,7 +464,13 @@ PCA_STANDARDISED = Mistake(
 
 TOKENIZE_06 = [UNKNOWN_WORDS_DROPPED, NOT_LOWERCASED, SPLIT_ON_SINGLE_SPACES, PUNCTUATION_STRIPPED,
                UNK_ID_HARD_CODED]
-CONTEXTUAL_ATTENTION = [SCALED_BY_EMBED_DIM, NOT_SCALED_06, SOFTMAX_OVER_QUERIES, SEED_IGNORED]
+OUT_PROJ_LEFT_OUT_06 = Mistake(
+    "out_proj left out",
+    "the heads are put side by side but not mixed: multiply the merged (B, T, D) heads by self.out_proj, "
+    "so that every output feature can draw on every head",
+    lambda i: _rows_attention_06(i, lambda d, D: 1.0 / np.sqrt(d), project=False))
+
+CONTEXTUAL_ATTENTION = [SCALED_BY_EMBED_DIM, NOT_SCALED_06, SOFTMAX_OVER_QUERIES, SEED_IGNORED, OUT_PROJ_LEFT_OUT_06]
 PCA_06 = [PCA_NOT_CENTRED, PCA_SIGNS_NOT_FIXED, PCA_COLUMNS_OF_VT, PCA_COLUMNS_OF_U, PCA_SMALLEST_FIRST,
           PCA_ROWS_CENTRED, PCA_STANDARDISED]
 
@@ -681,7 +688,7 @@ def _init_05(i, std=None, uniform=False, global_rng=False, transposed=False):
 
 INIT_05 = [
     Mistake("weights from a uniform draw in [0, 1)",
-            "like seed 001's np.random.rand, every weight is positive with mean 0.5, so x @ W grows with "
+            "every weight is positive with mean 0.5 (as with np.random.rand), so x @ W grows with "
             "fan_in and the softmax saturates: draw rng.normal with mean 0 and std 1/sqrt(fan_in)",
             lambda i: _init_05(i, uniform=True)),
     Mistake("scaled by fan_out",

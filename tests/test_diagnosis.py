@@ -137,6 +137,15 @@ WRONG = {
     "MultiHeadAttention: the last head's values zeroed": W(A05, "test_mha", {"mha_class": [
         ("heads_out = self.attention_weights @ V  # (B*H, Tq, d)",
          "heads_out = self.attention_weights @ V  # (B*H, Tq, d)\n        heads_out[self.num_heads - 1::self.num_heads] = 0")]}),
+    "MultiHeadAttention: the queries scaled twice": W(A05, "test_mha", {"mha_class": [
+        ("/ np.sqrt(Q.shape[-1])", "/ Q.shape[-1]")]}),
+    "tokenize: the last word dropped": W(A06, "test_tokenize", {"tokenize_def": [
+        ("tokens = sentence.lower().split()  # T words", "tokens = sentence.lower().split()[:-1]")]}),
+    "SelfAttention: the second head's values negated": W(A06, "test_self_attention", {"self_attention_class": [
+        ("heads = attn_weights @ V  # (B, H, T, d)",
+         "heads = attn_weights @ V  # (B, H, T, d)\n        heads[:, 1] = -heads[:, 1]")]}),
+    "pca: the first axis repeated": W(A06, "test_pca", {"pca_def": [
+        ("components = Vt[:n_components]  # (k, D)", "components = np.repeat(Vt[:1], n_components, axis=0)  # (k, D)")]}),
 }
 
 

@@ -202,3 +202,8 @@ STUDENTS["pca_in_place"] = Student(
     A06, _06(test_pca=round(2 * 2 / 3, 2)),
     edits={"pca_def": [("Xc = X - np.mean(X, axis=0)", "X -= np.mean(X, axis=0)\n    Xc = X")]},
     diagnoses={"test_pca": "changed its argument"})
+
+STUDENTS["out_proj_left_out"] = Student(
+    A06, _06(test_self_attention=0),
+    edits={"self_attention_class": [("output = merged @ self.out_proj  # (B, T, D)", "output = merged  # (B, T, D)")]},
+    diagnoses={"test_self_attention": "out_proj left out"})
