@@ -126,9 +126,8 @@ def _scores(g, w, axes, axis):
     """Softmax weights read back as scores: log-weights, up to a constant per distribution, where both are
     far from 0 (a saturated weight says nothing). Scores scaled by a factor, or off by a constant for each
     key whatever the query, show there exactly; nothing is said unless one of them fits every entry."""
-    if g.ndim != 2:
-        return None
-    G, Wt = np.moveaxis(g, axis, 0), np.moveaxis(w, axis, 0)  # (M entries, J distributions)
+    M = g.shape[axis]
+    G, Wt = np.moveaxis(g, axis, 0).reshape(M, -1), np.moveaxis(w, axis, 0).reshape(M, -1)  # (M entries, J distributions)
     valid = (G > 1e-9) & (Wt > 1e-9)
     valid[:, valid.sum(axis=0) < 2] = False
     if valid.sum() < 4:
@@ -147,7 +146,7 @@ def _scores(g, w, axes, axis):
         return (f"its weights are the softmax of scores {c:.4g} times the right ones: are the dot products "
                 "scaled by the right amount, the square root of the queries' size?")
     # Off by o[m] for entry m in every distribution: (log g - log w)[m, j] = o[m] + c[j].
-    M, J = G.shape
+    J = G.shape[1]
     rows, cols = np.nonzero(valid)
     design = np.zeros((len(rows), M + J))
     design[np.arange(len(rows)), rows] = 1
@@ -156,7 +155,7 @@ def _scores(g, w, axes, axis):
     solution, *_ = np.linalg.lstsq(design, d, rcond=None)
     o = solution[:M][np.unique(rows)]
     if np.allclose(design @ solution, d, rtol=0, atol=1e-6 * max(spread, 1.0)) and np.ptp(o) > 1e-4:
-        one, other = _singular(axes[axis]), _singular(axes[1 - axis])
+        one, other = _singular(axes[axis]), _singular(axes[axis - 1] if axis > 0 else axes[1])
         return (f"each {one}'s score is off by the same amount for every {other}: a term that depends on "
                 f"the {one} alone, such as a bias left out of the queries (K.T @ beta_q)?")
     return None

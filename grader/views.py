@@ -47,6 +47,27 @@ def heads_row_convention(inputs, value):
     return concat.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)  # (B, H, T, d)
 
 
+def weights_row_convention(inputs, value):
+    """Multi-head attention in rows: the attention weights (B, H, Tq, Tk) its heads imply, when each head's
+    values (Tk, d) have independent rows (Tk <= d) and each head's output is a mix of them."""
+    heads = heads_row_convention(inputs, value)  # (B, H, Tq, d)
+    if heads is None:
+        return None
+    values = inputs["values"] if "values" in inputs else inputs["X"]
+    V = np.asarray(values, dtype=float) @ inputs["W_v"] + np.asarray(inputs.get("b_v", 0.0), dtype=float)  # (B, Tk, D)
+    B, H, _, d = heads.shape
+    Tk = V.shape[1]
+    if V.shape[0] != B or V.shape[2] != H * d or Tk > d:
+        return None
+    V = V.reshape(B, Tk, H, d).transpose(0, 2, 1, 3)  # (B, H, Tk, d)
+    if any(np.linalg.matrix_rank(V[b, h]) < Tk for b in range(B) for h in range(H)):
+        return None
+    A = heads @ np.linalg.pinv(V)  # (B, H, Tq, Tk): heads = A @ V
+    if not np.allclose(A @ V, heads, rtol=1e-6, atol=1e-8):
+        return None  # a head's output is not a mix of its values
+    return A
+
+
 def weights_column_convention(inputs, value):
     """Self-attention of notebooks 01-02, X' = V @ A: the weights A (N, N) the result implies, when the
     values V (D, N) have independent columns (D >= N) and X' is a mix of them."""
@@ -69,5 +90,7 @@ def weights_column_convention(inputs, value):
 HEADS_04 = ("undoing the output projection omega_c", heads_column_convention, ("heads", "features", "tokens"))
 HEADS_ROWS = ("undoing the output projection W_o", heads_row_convention,
               ("sequences", "heads", "positions", "features"))
+WEIGHTS_ROWS = ("behind the output projection and the values, in its attention weights", weights_row_convention,
+                ("sequences", "heads", "queries", "keys"))
 WEIGHTS_01 = ("it mixes the right values with other attention weights; in those", weights_column_convention,
               ("keys", "queries"))

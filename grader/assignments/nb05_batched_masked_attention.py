@@ -157,7 +157,7 @@ PROBES = {
     ),
     "test_mha": Probe(
         what="MultiHeadAttention.forward",
-        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS,),
+        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS, views.WEIGHTS_ROWS),
         call=MHA_CALL,
         cases=_mha_cases,
         reference=_mha_reference,
@@ -167,7 +167,7 @@ PROBES = {
     ),
     "test_mha_masks": Probe(
         what="MultiHeadAttention.forward with an empty sequence or a causal mask",
-        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS,),
+        axes=("sequences", "queries", "features"), views=(views.HEADS_ROWS, views.WEIGHTS_ROWS),
         call=MHA_CALL,
         cases=_mask_cases,
         reference=_mha_reference,

@@ -143,7 +143,7 @@ PROBES = {
     # the fresh cases build it without one and overwrite the weights, so they mark forward alone.
     "test_self_attention": Probe(
         what="SelfAttention",
-        axes=("sequences", "words", "features"), views=(views.HEADS_ROWS,),
+        axes=("sequences", "words", "features"), views=(views.HEADS_ROWS, views.WEIGHTS_ROWS),
         call="(lambda m: (own_weights or (setattr(m, 'q_proj', W_q), setattr(m, 'k_proj', W_k), "
              "setattr(m, 'v_proj', W_v), setattr(m, 'out_proj', W_o)), m.forward(X))[-1])"
              "(SelfAttention(X.shape[-1], H, seed=seed) if own_weights else SelfAttention(X.shape[-1], H))",
