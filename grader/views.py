@@ -72,18 +72,58 @@ def weights_column_convention(inputs, value):
     """Self-attention of notebooks 01-02, X' = V @ A: the weights A (N, N) the result implies, when the
     values V (D, N) have independent columns (D >= N) and X' is a mix of them."""
     V = np.asarray(inputs["omega_v"], dtype=float) @ inputs["X"] + inputs["beta_v"]  # (D, N)
-    value = np.asarray(value, dtype=float)
+    return _weights_behind(V, np.asarray(value, dtype=float), np.asarray(inputs["X"], dtype=float))
+
+
+def weights_loop(inputs, value):
+    """Notebook 01's loop, x'_n = sum_m a[m, n] v_m: the weights it implies, (N, N) as in the matrix form."""
+    V = np.hstack([np.reshape(v, (-1, 1)) for v in inputs["all_values"]])  # (D, N)
+    outputs = np.asarray(value, dtype=float)
+    if outputs.ndim < 2 or outputs.shape[0] != V.shape[1] or outputs[0].size != V.shape[0]:
+        return None
+    return _weights_behind(V, outputs.reshape(V.shape[1], V.shape[0]).T)  # outputs as columns, (D, N)
+
+
+def _weights_behind(V, value, X=None):
+    """A with value = V @ A, when V's columns are independent; a sentence when value mixes X instead."""
     if value.shape != V.shape or V.shape[0] < V.shape[1] or np.linalg.matrix_rank(V) < V.shape[1]:
         return None
     A, *_ = np.linalg.lstsq(V, value, rcond=None)  # (N, N)
-    if not np.allclose(V @ A, value, rtol=1e-6, atol=1e-8):
-        X = np.asarray(inputs["X"], dtype=float)  # (D, N)
+    if np.allclose(V @ A, value, rtol=1e-6, atol=1e-8):
+        return A
+    if X is not None and np.linalg.matrix_rank(X) == X.shape[1]:
         B, *_ = np.linalg.lstsq(X, value, rcond=None)
-        if np.linalg.matrix_rank(X) == X.shape[1] and np.allclose(X @ B, value, rtol=1e-6, atol=1e-8):
+        if np.allclose(X @ B, value, rtol=1e-6, atol=1e-8):
             return ("it is a mix of the inputs X, not of the values V = omega_v @ X + beta_v: are the "
                     "attention weights applied to the values?")
-        return None  # not a mix of the values at all
-    return A
+    return None  # not a mix of the values at all
+
+
+def table_rows(inputs, value):
+    """Notebook 06's embeddings: each word's vector should be the table's row for its id. When every vector
+    is some row of the table, but not its own, say how the rows it took differ."""
+    from . import reference
+    table = np.asarray(inputs["embedding_matrix"], dtype=float)  # (V, D)
+    value = np.asarray(value, dtype=float)
+    if value.size % table.shape[1]:
+        return None
+    rows = value.reshape(-1, table.shape[1])  # (T, D)
+    right = reference.tokenize(inputs["text"], {w: n for n, w in enumerate(inputs["vocab_words"])})  # (T,)
+    found = []
+    for row in rows:
+        same = [k for k in range(len(table)) if np.allclose(row, table[k])]
+        if not same:
+            return None
+        found.append(same[0])
+    if len(found) != len(right) or found == list(right):
+        return None
+    shift = {f - r for f, r in zip(found, right)}
+    if len(shift) == 1:
+        k = shift.pop()
+        return (f"each word's vector is a row of embedding_matrix, but {abs(k)} row(s) {'after' if k > 0 else 'before'} "
+                "the row of its id: are the ids shifted?")
+    return ("each word's vector is a row of embedding_matrix, but not always the row of its id: are the ids the "
+            "ones tokenize gives (vocab[word], vocab[UNK] for an unknown word)?")
 
 
 # (words that introduce the finding, the view, the names of its axes)
@@ -92,5 +132,7 @@ HEADS_ROWS = ("undoing the output projection W_o", heads_row_convention,
               ("sequences", "heads", "positions", "features"))
 WEIGHTS_ROWS = ("behind the output projection and the values, in its attention weights", weights_row_convention,
                 ("sequences", "heads", "queries", "keys"))
+WEIGHTS_LOOP = ("its outputs mix the values with other weights; in those", weights_loop, ("keys", "queries"))
+TABLE_ROWS = ("", table_rows, ())
 WEIGHTS_01 = ("it mixes the right values with other attention weights; in those", weights_column_convention,
               ("keys", "queries"))

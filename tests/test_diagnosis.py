@@ -62,7 +62,8 @@ def grade_in_process(assignment, edits, seed=0):
             if grade_id in probes and utils.is_grade(cell) and not utils.is_solution(cell):
                 probe = probes[grade_id]
                 cases = probe.cases(np.random.default_rng(seed))
-                swap = {n: probes[p].kernel_reference for n, p in probe.uses.items() if p in probes}
+                swap = {n: probes[p].kernel_reference for n, p in probe.uses.items()
+                        if p in probes and probes[p].kernel_reference}
                 source = protocol.probe_source(probe, cases, solutions.get(probe.cell, ""), swap)
                 shown.clear()
                 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -86,8 +87,8 @@ def W(assignment, part, edits, because=""):
     return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because)
 
 
-A01, A02, A04, A05, A06 = ("01_self_attention", "02_scaled_attention", "04_multihead_attention",
-                           "05_batched_masked_attention", "06_contextual_embeddings")
+A01, A02, A03, A04, A05, A06 = ("01_self_attention", "02_scaled_attention", "03_permutation_equivariance",
+                                "04_multihead_attention", "05_batched_masked_attention", "06_contextual_embeddings")
 SA01 = "attention = softmax_cols(K.T @ Q)  # (N, N): column n is query n's weights over the keys"
 
 WRONG = {
@@ -144,6 +145,21 @@ WRONG = {
     "SelfAttention: the second head's values negated": W(A06, "test_self_attention", {"self_attention_class": [
         ("heads = attn_weights @ V  # (B, H, T, d)",
          "heads = attn_weights @ V  # (B, H, T, d)\n        heads[:, 1] = -heads[:, 1]")]}),
+    "qkv loop: the values use the keys' bias": W(A01, "test_qkv_loop", {"qkv_loop": [
+        ("value = omega_v @ x + beta_v", "value = omega_v @ x + beta_k")]}),
+    "loop: the weighted sum stops one value short": W(A01, "test_attention_loop", {"attention_loop": [
+        ("for m in range(N):", "for m in range(N - 1):")]}),
+    "permutations: the rows of the identity shuffled twice": W(A03, "test_permutation_matrices", {
+        "permutation_matrices_def": [("permutation_matrices.append(np.eye(n)[:, list(order)])  # (n, n)",
+                                      "permutation_matrices.append(np.eye(n)[list(order)][:, list(order)])  # (n, n)")]}),
+    "checker: f(X) @ P compared with P @ f(X)": W(A03, "test_is_permutation_equivariant", {"checker_def": [
+        ("f(X @ P) - f_X @ P", "f(X @ P) - P @ f_X")]}),
+    "embeddings: the table's columns looked up": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
+        ("embedding_matrix[token_ids][np.newaxis]", "embedding_matrix.T[:, token_ids].T[np.newaxis] * 0.5")]}),
+    "embeddings: the ids off by one": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
+        ("embedding_matrix[token_ids][np.newaxis]", "embedding_matrix[np.asarray(token_ids) - 1][np.newaxis]")]}),
+    "tokenize: ids as floats divided by the vocabulary size": W(A06, "test_tokenize", {"tokenize_def": [
+        ("return np.array(token_ids, dtype=int)  # (T,)", "return np.array(token_ids) / len(vocab)  # (T,)")]}),
     "pca: the first axis repeated": W(A06, "test_pca", {"pca_def": [
         ("components = Vt[:n_components]  # (k, D)", "components = np.repeat(Vt[:1], n_components, axis=0)  # (k, D)")]}),
 }

@@ -383,3 +383,27 @@ def test_weights_over_the_wrong_axis_are_found_behind_the_values():
 def cases_module_params():
     from grader import cases
     return cases.PARAMETERS
+
+
+def test_every_helper_a_part_uses_has_a_kernel_reference_that_computes_the_reference():
+    """A part's `uses` name graded parts whose course version runs in the kernel: each one defines its
+    name and, run through its own probe in place of a student's, gets full marks."""
+    for notebook, probes in PROBES.items():
+        for probe in probes.values():
+            for name, part in probe.uses.items():
+                helper = probes[part]
+                assert helper.kernel_reference, f"{notebook}: {part} has no kernel_reference"
+                space = {"np": np}
+                exec(helper.kernel_reference, space)
+                assert callable(space[name])
+
+
+@pytest.mark.parametrize("notebook, part", [(n, p) for n, probes in PROBES.items() for p, probe in probes.items()
+                                            if probe.kernel_reference])
+def test_a_kernel_reference_gets_full_marks_on_its_own_part(monkeypatch, notebook, part):
+    probe = PROBES[notebook][part]
+    kernel = {"np": np}
+    exec(probe.kernel_reference, kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 3)
+    assert v.score == 3, v.message

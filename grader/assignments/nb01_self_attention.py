@@ -69,7 +69,7 @@ PROBES = {
     ),
     "test_attention_loop": Probe(
         what="the loop of dot products and weighted sums",
-        axes=("tokens", "features"),
+        axes=("tokens", "features"), views=(views.WEIGHTS_LOOP,),
         cell="attention_loop",
         outputs=("all_x_prime",),
         from_kernel=("softmax",),

@@ -110,6 +110,7 @@ def _checker_marks(cases_, reasons):
 PROBES = {
     "test_permutation_matrices": Probe(
         what="generate_permutation_matrices",
+        axes=("matrices", "rows", "columns"),  # of the distinct matrices read back
         call=PERMUTATIONS_CALL,
         outputs=PERMUTATIONS_READ,  # names the two things read back, in the verdict
         cases=_permutation_cases,

@@ -126,11 +126,13 @@ PROBES = {
         reference=lambda i: ref.tokenize(i["sentence"], _vocab(i)),
         mistakes=mistakes.TOKENIZE_06,
         exact_shape=True,  # (T,): one id per word
+        kernel_reference=kernel_source("tokenize", ref.tokenize),
     ),
     # The global seed is set first so that a function drawing its own table with np.random
     # draws a table the grader can draw too, and the verdict can say so.
     "test_text_to_word_embeddings": Probe(
         what="text_to_word_embeddings",
+        views=(views.TABLE_ROWS,),
         axes=("batch items", "words", "features"),
         call=f"(__import__('numpy').random.seed(seed), text_to_word_embeddings(text, {VOCAB}, embedding_matrix))[1]",
         uses={"tokenize": "test_tokenize"},  # a tokenize wrong in its own part costs marks there only
