@@ -92,6 +92,8 @@ def print_diagnosis_report(course, show=True):
     if lost:
         print(f"diagnosed: {diagnosed} of {lost} parts that lost marks ({100 * diagnosed / lost:.0f}%): "
               f"{total['named']} named, {total['structural']} structural, {total['helper']} a helper's mistake")
+    kept = sum(1 for r in rows if r.get("finding") == "helper" and r["part_score"] >= r["part_max_score"])
+    print(f"marked with the course's helper in place of a wrong one of the student's, and right: {kept} parts")
     if show:
         for r in rows:
             if r.get("verdict") and not r["needs_manual_grade"] and r["part_score"] < r["part_max_score"] \
