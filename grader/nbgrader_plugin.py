@@ -68,10 +68,19 @@ def grading_secret(root):
         return f.read().strip()
 
 
-def probe_rng(secret, student, assignment, notebook, grade_id):
-    """The generator a probe draws its fresh inputs from: one per secret, student, notebook and part."""
-    words = "\0".join([str(secret), student or "", assignment or "", notebook, grade_id]).encode()
+def probe_rng(secret, student, assignment, notebook, grade_id, code=""):
+    """The generator a probe draws its fresh inputs from: one per secret, student, notebook, part and
+    submitted code (`submitted_code`): the same submission graded again draws the same inputs, and a
+    resubmission with any change to its code draws new ones, so inputs leaked by one run are worth nothing."""
+    words = "\0".join([str(secret), student or "", assignment or "", notebook, grade_id, code]).encode()
     return np.random.default_rng(int.from_bytes(hashlib.sha256(words).digest()[:16], "little"))
+
+
+def submitted_code(nb):
+    """A digest of the notebook's code as submitted: every code cell but the graded test cells (which the
+    grader replaces), in order."""
+    sources = [c.source for c in nb.cells if c.cell_type == "code" and not is_test_cell(c)]
+    return hashlib.sha256(json.dumps(sources, ensure_ascii=False).encode()).hexdigest()
 
 
 def is_test_cell(cell):
@@ -93,9 +102,17 @@ class InjectProbes(NbGraderPreprocessor):
         notebook = info["notebook"]
         probes = PROBES.get(notebook, {})
         secret = grading_secret(course_root(resources))
+        code = submitted_code(nb)
         solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}
         sealed = resources["sealed_probes"] = {}
         for cell in nb.cells:
+            # Only SealVerdicts writes a verdict: course metadata a submission carries keeps the build's
+            # marker of a generated cell, if it is one, and nothing else.
+            if "course" in cell.metadata:
+                generated = cell.metadata["course"].get("generated") if isinstance(cell.metadata["course"], dict) else None
+                del cell.metadata["course"]
+                if isinstance(generated, str):
+                    cell.metadata["course"] = {"generated": generated}
             if not is_test_cell(cell):
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
@@ -105,7 +122,7 @@ class InjectProbes(NbGraderPreprocessor):
                     raise ValueError(f"{notebook}: test cell '{grade_id}' has hidden tests but no "
                                      "sealed probe in grader/assignments: it cannot be graded")
                 continue
-            rng = probe_rng(secret, info.get("student"), info.get("assignment"), notebook, grade_id)
+            rng = probe_rng(secret, info.get("student"), info.get("assignment"), notebook, grade_id, code)
             cases = probe.cases(rng)
             cell_source = ""
             if probe.cell:
@@ -130,7 +147,13 @@ class SealVerdicts(NbGraderPreprocessor):
             probe, cases, shown = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
-            v = protocol.verdict(probe, cases, cell.outputs, points, helpers)
+            try:
+                v = protocol.verdict(probe, cases, cell.outputs, points, helpers)
+            except Exception:  # whatever a report holds, it costs its own part only, never the notebook
+                self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
+                                 grade_id, traceback.format_exc(limit=3))
+                v = protocol.Verdict(0.0, points, f"{probe.what}: not graded, the probe's report could not be read",
+                                     finding="reported")
             done[grade_id] = (probe.what, v)
             cell.outputs = [nbformat.from_dict(o) for o in protocol.verdict_outputs(v)]
             cell.source = shown

@@ -16,6 +16,7 @@ the only way to get the grader's numbers is to compute them.
 import base64
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -24,6 +25,7 @@ import numpy as np
 MIME = "application/vnd.attention-course.probe+json"
 from .notebook_checks import _same  # one meaning of "matches", in notebooks and in verdicts
 MAX_ELEMENTS = 1_000_000           # a result larger than this is not an answer to any part of this course
+MAX_DEPTH = 8                      # lists nested deeper than this are no answer either
 NUMERIC_KINDS = "biuf"
 
 
@@ -113,14 +115,14 @@ class BadResult(Exception):
     """The kernel reported something that is not a result (or not one we accept)."""
 
 
-def decode_result(obj):
+def decode_result(obj, depth=0):
     """A result reported by the kernel: float64 arrays, lists of them, or a BadResult."""
-    if not isinstance(obj, dict):
+    if not isinstance(obj, dict) or depth > MAX_DEPTH:
         raise BadResult("the probe's report is malformed")
     if "list" in obj:
-        if not isinstance(obj["list"], list):
+        if not isinstance(obj["list"], list) or len(obj["list"]) > MAX_ELEMENTS:
             raise BadResult("the probe's report is malformed")
-        return [decode_result(v) for v in obj["list"]]
+        return [decode_result(v, depth + 1) for v in obj["list"]]
     if "type" in obj:
         raise BadResult(f"it is a {str(obj['type'])[:60]}, not an array of numbers")
     try:
@@ -131,9 +133,10 @@ def decode_result(obj):
         raise BadResult("the probe's report is malformed") from e
     if dtype.kind not in NUMERIC_KINDS or dtype.hasobject:
         raise BadResult(f"it has dtype {dtype}, not numbers")
-    if any(n < 0 for n in shape) or int(np.prod(shape)) > MAX_ELEMENTS:
-        raise BadResult(f"it has shape {shape}, far too large")
-    if int(np.prod(shape)) * dtype.itemsize != len(data):
+    size = math.prod(shape)  # Python integers: np.prod would wrap round on a forged shape such as [2**32, 2**32]
+    if any(n < 0 for n in shape) or len(shape) > 32 or size > MAX_ELEMENTS:
+        raise BadResult(f"it has shape {shape[:8]}, far too large")
+    if size * dtype.itemsize != len(data):
         raise BadResult("the probe's report is malformed")
     return np.frombuffer(data, dtype=dtype).reshape(shape).astype(np.float64)
 

@@ -30,8 +30,16 @@ def _verdicts(path):
     if not path.exists():
         return {}
     nb = nbformat.read(str(path), as_version=4)
-    return {c.metadata["nbgrader"]["grade_id"]: c.metadata["course"]["verdict"]
-            for c in nb.cells if "verdict" in c.metadata.get("course", {}) and "nbgrader" in c.metadata}
+    out = {}
+    for c in nb.cells:
+        verdict, grading = c.metadata.get("course", {}), c.metadata.get("nbgrader", {})
+        verdict = verdict.get("verdict") if isinstance(verdict, dict) else None
+        # A verdict is the grader's only on a graded test cell (SealVerdicts writes no other), and only as it writes it.
+        if c.cell_type == "code" and isinstance(grading, dict) and grading.get("grade") and not grading.get("solution") \
+                and isinstance(verdict, dict) and isinstance(verdict.get("message"), str):
+            out[str(grading.get("grade_id"))] = {k: verdict.get(k) for k in ("score", "points", "mistake", "message", "finding")
+                                                 if verdict.get(k) is None or isinstance(verdict.get(k), (str, int, float))}
+    return out
 
 
 def collect(course):
@@ -136,12 +144,20 @@ def _reason(course, student, assignment):
     return f"{errors[-1][0]}: {errors[-1][1][:200]}" if errors else "nbgrader could not grade it (see the log)"
 
 
+def inert(value):
+    """A CSV cell a spreadsheet shows as text: one that starts as a formula would (=, +, -, @, a tab or a
+    carriage return) gets a leading apostrophe (OWASP's rule for CSV injection). Numbers stay numbers."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
 def write_csv(rows, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=EXPORT_COLUMNS + PART_COLUMNS)
+        writer = csv.DictWriter(f, fieldnames=EXPORT_COLUMNS + PART_COLUMNS, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: inert(v) for k, v in row.items()} for row in rows)
 
 
 def _plots(rows, out):

@@ -17,7 +17,8 @@ import pytest
 from grader import parallel
 from grader.grade import grade_class
 from grader.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
-                                    execution_key, grading_secret, load, probe_rng, store)
+                                    execution_key, grading_secret, load, probe_rng, store,
+                                    submitted_code)
 from tests.sample_class import STUDENTS, write_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,13 +42,24 @@ def test_probes_draw_from_the_secret_the_student_and_the_notebook(monkeypatch, t
         sealed = resources["sealed_probes"]
         assert sealed, "no probe was injected"
         for grade_id, (probe, cases, _) in sealed.items():
-            expected = probe.cases(probe_rng("12345", student, "01_self_attention", "01_self_attention", grade_id))
+            expected = probe.cases(probe_rng("12345", student, "01_self_attention", "01_self_attention", grade_id,
+                                             submitted_code(nb)))
             for got, want in zip(cases, expected):
                 for name in want.inputs:
                     assert str(got.inputs[name]) == str(want.inputs[name])
         drawn.setdefault(student, []).append(repr([c.inputs for _, cs, _ in sealed.values() for c in cs]))
     assert drawn["ada"][0] == drawn["ada"][1]   # graded again: the same inputs
     assert drawn["ada"][0] != drawn["bob"][0]   # another student: other inputs
+    # The same student hands in again with one character of code changed: other inputs, so inputs
+    # leaked by the first run (printed, quoted in an error) cannot be looked up in the second.
+    changed = nbformat.from_dict(nb)
+    solution = next(c for c in changed.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+    solution.source += "\n"
+    resources = {"nbgrader": {"notebook": "01_self_attention", "assignment": "01_self_attention",
+                              "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
+    _, resources = InjectProbes().preprocess(changed, resources)
+    again = repr([c.inputs for _, cs, _ in resources["sealed_probes"].values() for c in cs])
+    assert again != drawn["ada"][0]
 
 
 def test_the_secret_is_made_once_and_kept_private(monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE, probe_rng
+from grader.nbgrader_plugin import SEED_VARIABLE, probe_rng, submitted_code
 from grader.assignments import PROBES
 from grader.protocol import MIME
 from tests.sample_class import MANUAL, STUDENTS, write_class
@@ -76,6 +76,10 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
         subprocess.run([str(nbgrader), "generate_feedback", assignment, "--force"], cwd=course, check=True,
                        capture_output=True)
     always = ["HIDDEN TESTS", "__course_probe", MIME, "sealed probe: only the course grader", '"npy"']
+    # The code each student handed in, as grading saw it (the autograded notebook: nbgrader's own
+    # sanitizing done, the test cells aside), which the fresh inputs also depend on.
+    codes = {(s, a): submitted_code(nbformat.read(str(course / "autograded" / s / a / f"{a}.ipynb"), as_version=4))
+             for s, a in STUDENTS}
     for assignment in assignments:
         returned = list((course / "feedback").glob(f"*/{assignment}/*.html")) + \
             list((course / "autograded").glob(f"*/{assignment}/*.ipynb"))
@@ -85,7 +89,7 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
             student = path.relative_to(course).parts[1]
             forbidden = list(always)
             for grade_id, probe in PROBES[assignment].items():
-                rng = probe_rng(SEED, student, assignment, assignment, grade_id)
+                rng = probe_rng(SEED, student, assignment, assignment, grade_id, codes[student, assignment])
                 for case in probe.cases(rng):
                     if case.label == "fresh":
                         for value in list(case.inputs.values()) + [probe.reference(case.inputs)]:

