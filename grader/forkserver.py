@@ -49,7 +49,7 @@ ctrl_in = os.fdopen(os.dup(0), "r")
 ctrl_out = os.fdopen(os.dup(1), "w")
 null = os.open("/dev/null", os.O_RDWR)
 os.dup2(null, 0)
-os.dup2(2, 1)  # anything a kernel prints at fd level goes to the grader's stderr, as usual
+os.dup2(2, 1)  # the zygote's own messages go to the grader's stderr; each kernel's go to /dev/null
 
 # What every notebook imports, imported once. Not matplotlib.pyplot: importing it
 # in a kernel is what wires the inline backend into that kernel's shell.
@@ -84,6 +84,10 @@ def become(uid):
 def kernel(uid, connection_file):
     os.setsid()
     ctrl_in.close(); ctrl_out.close()
+    # What a kernel writes at fd level (os.write, C code, its own start-up) goes nowhere: never to the
+    # grader's terminal, where a submission could clear the screen or print a fake grade table.
+    os.dup2(null, 1)
+    os.dup2(null, 2)
     for name, value in config["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (value, value))
     become(uid)

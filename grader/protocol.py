@@ -324,7 +324,7 @@ def _read(probe, cases, results):
         if not isinstance(result, dict) or not result.get("ok"):
             error = str(result.get("error", "no result")) if isinstance(result, dict) else "no result"
             got.append(None)
-            reasons.append(f"raised {error}")
+            reasons.append(f"raised {_quotable(error)}")
             changed.append([])
             continue
         try:
@@ -338,6 +338,19 @@ def _read(probe, cases, results):
         reasons.append(compare(value, want, probe.outputs or None, exact=probe.exact_shape))
         changed.append([str(n)[:40] for n in result.get("changed", []) if isinstance(n, str)][:5])
     return got, reasons, changed
+
+
+def _quotable(error):
+    """An error as a verdict may quote it: its type, and its message only when that cannot carry an input.
+    A message with a decimal number in it (a student's ValueError(f"X={X}")) or a long one is cut to the
+    type: whatever it held stays out of the feedback. Shapes and names (integers, words) stay."""
+    import re
+    kind, _, message = error.partition(": ")
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", kind):
+        return "an error"
+    if re.search(r"\d\.\d|\de[-+]?\d|\bnan\b|\binf\b", message) or len(message) > 200:
+        return f"{kind} (its message is not shown: it may quote the inputs)"
+    return error
 
 
 def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None) -> Verdict:

@@ -159,6 +159,30 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
         assert leftover == "", f"processes of uid {uid} left running: {leftover}"
 
 
+@root_only
+def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
+    """os.write to fd 1 and 2, and print to sys.__stderr__: a kernel's writes never show where the grader
+    runs (a submission could clear the screen or print a fake grade table there)."""
+    marker = "TERMINAL-" + "INJECTION"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import os, sys\n"
+        f"os.write(1, b'\\x1b[2J {marker} one')\n"
+        f"os.write(2, b'\\x1b]0;{marker}\\x07 two')\n"
+        f"print('{marker} three', file=sys.__stderr__, flush=True)\n"
+        "print('in the notebook')")]
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120, "mode": parallel.FORKED}
+    script = ("import json, sys\nfrom grader import parallel\n"
+              "print(json.dumps(parallel.execute(json.loads(sys.stdin.read()))))")
+    run = subprocess.run([sys.executable, "-c", script], input=json.dumps(task), capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.splitlines()[-1])
+    executed = nbformat.reads(result["notebook"], as_version=4)
+    assert "in the notebook" in str(executed.cells[0].outputs)
+    assert marker not in run.stderr and marker not in "\n".join(run.stdout.splitlines()[:-1])
+
+
 # ----------------------------------------------------------------------------- a class
 
 ASSIGNMENT = "01_self_attention"

@@ -419,3 +419,12 @@ def test_a_kernel_reference_gets_full_marks_on_its_own_part(monkeypatch, noteboo
 def test_a_forged_report_is_refused_not_raised(obj):
     with pytest.raises(protocol.BadResult):
         protocol.decode_result(obj)
+
+
+def test_an_error_that_quotes_its_inputs_is_cut_to_its_type(monkeypatch):
+    kernel = kernel_with("def self_attention(X, *args):\n  raise ValueError(f'X={X.ravel().tolist()}')\n")
+    cases, outputs = run_probe(SELF_ATTENTION, kernel, monkeypatch=monkeypatch)
+    v = verdict(SELF_ATTENTION, cases, outputs, 3)
+    assert v.score == 0 and "ValueError (its message is not shown" in v.message
+    fresh_x = next(c.inputs["X"] for c in cases if c.label == "fresh")
+    assert f"{fresh_x.ravel()[0]:.4f}"[:6] not in v.message
