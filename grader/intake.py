@@ -44,6 +44,14 @@ LMS_FORM = "<student>_<anything>_<notebook>.ipynb"
 RESUBMITTED = re.compile(r"-\d+$")  # Canvas appends -1, -2 to a file handed in again
 
 
+# Limits on what is read, so a zip bomb (a few MB that unpack to gigabytes) costs nothing: a notebook of
+# this course is well under 1 MB, with its figures a few MB. A file (or zip entry) larger than
+# MAX_FILE_BYTES is refused unread; once MAX_TOTAL_BYTES have been read, the rest is refused too. For a zip
+# entry the size is the one the archive declares, and no more than that is ever decompressed.
+MAX_FILE_BYTES = 50 * 2**20
+MAX_TOTAL_BYTES = 2**30
+
+
 class IntakeError(ValueError):
     """The source cannot be taken in at all (the message names it and says why)."""
 
@@ -63,7 +71,8 @@ class _Entry:
     parts: tuple    # its path inside the source
     time: datetime  # when it was last changed (the zip's timestamp for an archive entry)
     read: object    # () -> bytes
-    refused: str = ""  # why it is not taken in whatever it holds (a symbolic link)
+    refused: str = ""  # why it is not taken in whatever it holds (a symbolic link, too large)
+    size: int = 0   # bytes, as the folder or the archive says
 
 
 def take_in(source, course, only=None, say=print):
@@ -137,7 +146,9 @@ def _folder_entries(source, skip):
             # Never followed: a link unpacked from an archive could point at source/ or another student's work.
             yield _Entry(str(path), parts, datetime.now(), None, refused="a symbolic link: not followed")
         elif path.is_file():
-            yield _Entry(str(path), parts, datetime.fromtimestamp(path.stat().st_mtime), path.read_bytes)
+            size = path.stat().st_size
+            yield _Entry(str(path), parts, datetime.fromtimestamp(path.stat().st_mtime), path.read_bytes,
+                         refused=_too_large(size), size=size)
 
 
 def _zip_entries(source, archive, skip):
@@ -156,7 +167,24 @@ def _zip_entries(source, archive, skip):
         parts = PurePosixPath(name).parts
         if not _hidden(parts):
             yield _Entry(f"{source}/{name}", parts, datetime(*info.date_time),
-                         lambda info=info: archive.read(info))
+                         lambda info=info: _read_at_most(archive, info), refused=_too_large(info.file_size),
+                         size=info.file_size)
+
+
+def _too_large(size):
+    if size > MAX_FILE_BYTES:
+        return (f"refused unread: {size / 2**20:.0f} MiB, more than the {MAX_FILE_BYTES // 2**20} MiB a "
+                "submitted file may hold")
+    return ""
+
+
+def _read_at_most(archive, info):
+    """An entry's bytes, decompressing no more than it declares (and never more than MAX_FILE_BYTES)."""
+    with archive.open(info) as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"more than {MAX_FILE_BYTES // 2**20} MiB when unpacked")
+    return data
 
 
 def _choose(entries, notebooks, only, skip):
@@ -231,9 +259,15 @@ def _lms_file(entry, by_name, collector, skip):
 
 
 def _place(chosen, submitted, intake, skip):
+    total = 0
     for (student, assignment), files in sorted(chosen.items()):
         content = {}
         for name, entry in sorted(files.items()):
+            if total + entry.size > MAX_TOTAL_BYTES:
+                skip(entry.where, f"refused unread: the submissions already read hold {total / 2**20:.0f} MiB, "
+                                  f"and {MAX_TOTAL_BYTES // 2**30} GiB in all is the limit")
+                continue
+            total += entry.size
             try:
                 content[name] = entry.read()
             except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:

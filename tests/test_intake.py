@@ -361,3 +361,31 @@ def test_what_intake_says_about_a_submission_is_kept_for_the_report(tmp_path):
     run(src, course)
     said = notes(course)[f"bob/{A2}"]
     assert said == [f"my_attention.ipynb: a renamed notebook: {A2} takes {NB2}, directly in its folder"]
+
+
+def test_a_zip_bomb_is_refused_unread_and_named(tmp_path, course):
+    """An entry that unpacks to more than a submitted file may hold (here 60 MiB of zeros in a 60 KiB zip)
+    is named and refused without being decompressed; the rest of the class is taken in."""
+    from grader import intake
+    path = tmp_path / "lms.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(f"bomb/{A1}/{NB1}", b"\0" * (60 * 2**20))
+        z.writestr(f"ada/{A1}/{NB1}", notebook("ada"))
+    assert path.stat().st_size < 2**20
+    said = []
+    result = take_in(path, course, say=said.append)
+    assert any(f"bomb/{A1}/{NB1}" in line and "refused unread" in line for line in said), said
+    assert ("ada", A1) in {(s, a) for s, a, _ in result.placed}
+    assert not (course / "submitted" / "bomb" / A1 / NB1).exists()
+    assert intake.MAX_FILE_BYTES < 60 * 2**20
+
+
+def test_past_the_limit_in_all_the_rest_is_refused_unread(tmp_path, course, monkeypatch):
+    from grader import intake
+    one = notebook("first")
+    monkeypatch.setattr(intake, "MAX_TOTAL_BYTES", len(one) + 10)
+    source = write(tmp_path / "class", {f"ada/{A1}/{NB1}": one, f"bob/{A1}/{NB1}": notebook("second")})
+    said = []
+    result = take_in(source, course, say=said.append)
+    assert [s for s, _, _ in result.placed] == ["ada"]
+    assert any(f"bob/{A1}/{NB1}" in line and "in all is the limit" in line for line in said), said
