@@ -7,8 +7,10 @@ import os
 
 from grader.nbgrader_plugin import SANITIZE, CheckCellMetadataQuickly, InjectProbes, SealVerdicts, cached
 from grader.sandbox import SandboxedExecute
-from nbconvert.preprocessors import ClearMetadataPreprocessor
-from nbgrader.preprocessors import AssignLatePenalties, Execute, IgnorePattern, LimitOutput, SaveAutoGrades
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors.sanitize import SanitizeHTML
+from nbgrader.preprocessors import (AssignLatePenalties, Execute, GetGrades, IgnorePattern, LimitOutput,
+                                    SaveAutoGrades)
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -47,3 +49,9 @@ c.Autograde.autograde_preprocessors = [
 ]
 # Seconds per cell; `python -m grader grade --timeout` sets COURSE_CELL_TIMEOUT.
 c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
+
+# Feedback is opened by students and by instructors, maybe where formgrader runs: nothing a submission
+# wrote may run there. nbconvert's SanitizeHTML escapes scripts and event handlers in markdown and HTML
+# outputs and drops Javascript outputs.
+c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, SanitizeHTML]
+c.SanitizeHTML.enabled = True  # nbconvert registers it switched off

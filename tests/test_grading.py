@@ -99,6 +99,11 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
             assert not leaks, f"{path.relative_to(course)} shows {leaks[:5]}"
     verdicts = _verdicts(course, "correct", "01_self_attention")
     assert "right on the book's case and on 3 fresh inputs" in verdicts["test_self_attention"]
+    # Scripts, event handlers and Javascript outputs a submission wrote are inert in its feedback.
+    import re
+    html = next((course / "feedback" / "active_content" / "01_self_attention").glob("*.html")).read_text()
+    assert not re.search(r"<script>\s*alert|<[a-z]+[^>]*\son[a-z]+=|fetch\('/formgrader[^<]*</script>", html)
+    assert "application/javascript" not in html
 
 
 def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):

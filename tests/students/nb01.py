@@ -190,3 +190,13 @@ STUDENTS = {
         edits={"softmax_def": [("items_out = np.exp(items_in) / np.sum(np.exp(items_in))", "items_out = np.exp(items_in)")]},
         diagnoses={"test_softmax": "softmax not normalised"}),
 }
+
+# Active content in a written answer and in outputs: the feedback made from it must be inert.
+ACTIVE = "XSS" + "-MARKER"
+STUDENTS["active_content"] = Student(
+    A01, dict(FULL_01),
+    edits={"softmax_def": [("  return items_out", "  return items_out\n\n"
+                            "from IPython.display import HTML, Javascript, display\n"
+                            f"display(Javascript(\"fetch('/formgrader/api/grade/1', {{method: 'PUT'}}); // {ACTIVE}\"))\n"
+                            f"display(HTML('<img src=x onerror=\"alert(1)\"><script>alert(\\'{ACTIVE}\\')</script>'))")]},
+    written=f"<script>alert('{ACTIVE}')</script> <img src=x onerror=\"alert('{ACTIVE}')\"> The dot products are large.")
