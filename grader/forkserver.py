@@ -252,10 +252,18 @@ class Zygote:
         os.makedirs(UID_LOCKS, mode=0o700, exist_ok=True)
         for _ in range(1000):
             uid = sandbox.uid_range_start + secrets.randbelow(sandbox.uid_range_size)
-            fd = os.open(os.path.join(UID_LOCKS, str(uid)), os.O_RDWR | os.O_CREAT, 0o600)
+            path = os.path.join(UID_LOCKS, str(uid))
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                os.close(fd)
+                continue
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = None
+            if current != os.fstat(fd).st_ino:  # released (and its file removed) while this one opened it
                 os.close(fd)
                 continue
             if uid in uids_running():  # left over from a grader that died: not this one
@@ -275,6 +283,10 @@ class Zygote:
         status = self.request(op="release", uid=uid, pid=pid)["status"]
         fd = self._uids.pop(uid, None)
         if fd is not None:
+            try:  # removed while still locked, so no lock file outlives its kernel
+                os.unlink(os.path.join(UID_LOCKS, str(uid)))
+            except FileNotFoundError:
+                pass
             os.close(fd)  # drops the lock: the uid has no process left
         return status
 

@@ -154,9 +154,11 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
     assert peek == "PermissionError"        # B cannot read A's files
     assert signal_a in ("PermissionError", "ProcessLookupError")  # nor signal A's kernel
     time.sleep(0.2)
+    from grader.forkserver import UID_LOCKS
     for uid in (uid_a, uid_b):  # nothing of either survives its kernel, not even a detached sleep
         leftover = subprocess.run(["pgrep", "-u", uid], capture_output=True, text=True).stdout
         assert leftover == "", f"processes of uid {uid} left running: {leftover}"
+        assert not os.path.exists(os.path.join(UID_LOCKS, uid)), f"the lock file of uid {uid} outlived its kernel"
 
 
 @root_only
