@@ -333,6 +333,11 @@ class SurviveKernelDeath:
         if self._kernel_died:
             return cell, resources
         try:
+            if cell.cell_type == "code" and cell.source.startswith(protocol.PROBE_HEADER):
+                # A probe runs outside the kernel's history: its source, which holds its inputs, never
+                # enters In, _ih or Out, where a later cell could print it into the feedback.
+                self._check_assign_resources(resources)
+                return self.execute_cell(cell, index, store_history=False), self.resources
             return super().preprocess_cell(cell, resources, index)
         except (DeadKernelError, CellTimeoutError) as e:
             self._kernel_died = True

@@ -107,6 +107,7 @@ def encode(value):
     return {"npy": base64.b64encode(buf.getvalue()).decode("ascii")}
 
 
+PROBE_HEADER = "# Sealed probe, written by the course grader: your code runs on inputs drawn now;\n"
 HARD_CODED = "hard-coded result"   # recognised by the protocol itself, in every part
 BOOK_ONLY = "right on the book's case only"  # likewise: the book's answer is printed in the notebook
 
@@ -245,7 +246,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
     }
     return (
-        "# Sealed probe, written by the course grader: your code runs on inputs drawn now;\n"
+        PROBE_HEADER +
         "# the grader marks the results outside this kernel.\n"
         + _KERNEL_SIDE.replace("%(mime)s", MIME)
         + f"__course_probe(__import__('json').loads({json.dumps(json.dumps(request))}))\n"

@@ -185,6 +185,20 @@ def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
     assert marker not in run.stderr and marker not in "\n".join(run.stdout.splitlines()[:-1])
 
 
+@root_only
+def test_a_probe_runs_outside_the_kernels_history():
+    """A later cell that prints In, _ih or Out finds no probe there (a probe's source holds its inputs)."""
+    from grader.protocol import PROBE_HEADER
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell(PROBE_HEADER + "secret_inputs = 'PROBE-' + 'INPUTS'"),
+                nbformat.v4.new_code_cell("print(In, _ih, Out, _oh)")]
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120, "mode": parallel.FORKED}
+    executed = nbformat.reads(parallel.execute(task)["notebook"], as_version=4)
+    shown = str(executed.cells[2].outputs)
+    assert "x = 1" in shown and "Sealed probe" not in shown and "PROBE-INPUTS" not in shown, shown
+
+
 # ----------------------------------------------------------------------------- a class
 
 ASSIGNMENT = "01_self_attention"
