@@ -17,13 +17,21 @@ not be able to read (empty, not UTF-8, not JSON, nbformat 3, not valid nbformat 
 placed all the same, so the student still gets a gradebook row and a zero with a
 reason from grading, and is named too ("unreadable: <path>: <reason>").
 
+Student ids are data, never patterns or formulas: an id outside the safe alphabet (ASCII letters
+and digits, then letters, digits, "_", "-" and "."; at most 64) becomes a stable, collision-free
+safe id (`safe_id`: its letters transliterated, then 8 hex digits of its hash), said as
+"renamed: <original> -> <safe id>" and kept in the intake notes. nbgrader, which reads ids as
+glob patterns, and the CSV then never see a glob character or a formula.
+
 Taking in a student's assignment again replaces that student's folder for it in
 course/submitted. Nothing else of the course directory is touched (autograded/,
 feedback/, gradebook.db), and the source is only read.
 """
+import hashlib
 import json
 import re
 import shutil
+import unicodedata
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -62,6 +70,7 @@ class Intake:
     empty: list = field(default_factory=list)        # (student, assignment) handed in, nothing placeable
     placed: list = field(default_factory=list)       # (student, assignment, path in course/submitted)
     problems: list = field(default_factory=list)     # (path, reason): not placed, or placed but unreadable
+    renamed: dict = field(default_factory=dict)      # safe id -> the id as handed in, where they differ
 
 
 @dataclass
@@ -73,6 +82,18 @@ class _Entry:
     read: object    # () -> bytes
     refused: str = ""  # why it is not taken in whatever it holds (a symbolic link, too large)
     size: int = 0   # bytes, as the folder or the archive says
+
+
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def safe_id(name):
+    """`name` if it is a safe student id, else a stable safe id made from it (see the module docstring)."""
+    if SAFE_ID.fullmatch(name) and ".." not in name:
+        return name
+    letters = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", letters).strip("_")[:40] or "student"
+    return f"{slug}_{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def take_in(source, course, only=None, say=print):
@@ -103,6 +124,8 @@ def take_in(source, course, only=None, say=print):
         raise IntakeError(f"{source}: not a folder of submissions nor a zip archive")
     else:
         raise IntakeError(f"{source}: no such folder or zip archive")
+    for student, original in sorted(intake.renamed.items()):
+        say(f"renamed: {original!r} -> {student} (a student id here is letters, digits, '_', '-' and '.')")
     intake.assignments = sorted({a for _, a, _ in intake.placed} | {a for _, a in intake.empty})
     _keep_notes(course, intake)
     return intake
@@ -122,10 +145,13 @@ def notes(course):
 def _keep_notes(course, intake):
     """Keep, for the report, what was said about each submission's files (its folder's name in the path)."""
     kept = notes(course)
-    taken = {f"{s}/{a}" for s, a, _ in intake.placed} | {f"{s}/{a}" for s, a in intake.empty}
-    for key in taken:
-        kept[key] = [f"{Path(where).name}: {why}" for where, why in intake.problems
-                     if f"/{key}/" in where.replace("\\", "/")]
+    taken = {(s, a) for s, a, _ in intake.placed} | set(intake.empty)
+    for student, assignment in taken:
+        handed_in = f"/{intake.renamed.get(student, student)}/{assignment}/"
+        kept[f"{student}/{assignment}"] = [f"{Path(where).name}: {why}" for where, why in intake.problems
+                                           if handed_in in where.replace("\\", "/")]
+        if student in intake.renamed:
+            kept[f"{student}/{assignment}"].insert(0, f"handed in as {intake.renamed[student]!r}")
     path = Path(course) / NOTES
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(kept, indent=1, sort_keys=True))
@@ -260,7 +286,10 @@ def _lms_file(entry, by_name, collector, skip):
 
 def _place(chosen, submitted, intake, skip):
     total = 0
-    for (student, assignment), files in sorted(chosen.items()):
+    for (original, assignment), files in sorted(chosen.items()):
+        student = safe_id(original)
+        if student != original:
+            intake.renamed[student] = original
         content = {}
         for name, entry in sorted(files.items()):
             if total + entry.size > MAX_TOTAL_BYTES:

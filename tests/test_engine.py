@@ -212,6 +212,28 @@ def one_assignment(tmp_path_factory):
 
 
 @root_only
+def test_students_with_hostile_ids_each_score_under_their_own_safe_id(tmp_path):
+    """Folders named as glob patterns, a formula, full-width letters, each holding the answer key: each
+    scores full under its safe id, and the student whose real id one of them imitates is untouched."""
+    from grader.intake import safe_id
+    from tests.sample_class import submission
+    key = nbformat.writes(submission(STUDENTS["correct", ASSIGNMENT]))
+    untouched = nbformat.writes(submission(STUDENTS["untouched", ASSIGNMENT]))
+    names = ["*", "[c]tl_key", "ｃｔｌ＿ｋｅｙ", '=HYPERLINK("evil.example","y")']
+    for name in names + ["ctl_key"]:
+        path = tmp_path / "class" / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(untouched if name == "ctl_key" else key)
+    rows = grade_class(tmp_path / "class", tmp_path / "course", say=lambda *a: None, progress=False)
+    total = {}
+    for r in rows:
+        if not r["needs_manual_grade"]:
+            total[r["student_id"]] = total.get(r["student_id"], 0) + r["part_score"]
+    full = sum(v for k, v in STUDENTS["correct", ASSIGNMENT].expected.items() if v != "manual")
+    assert total == {**{safe_id(n): full for n in names}, "ctl_key": 0}, total
+
+
+@root_only
 def test_a_killed_run_loses_nothing_and_the_next_finishes_it(one_assignment, tmp_path):
     """Kill a grading run once some notebooks are done; run again: the same grades as one clean run."""
     env = {**os.environ, SEED_VARIABLE: "777", "PYTHONPATH": str(ROOT)}

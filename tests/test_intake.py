@@ -1,5 +1,7 @@
 """Intake (grader/intake.py): a folder or an LMS zip into course/submitted, every file it cannot place named."""
+import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -7,7 +9,7 @@ import nbformat
 import pytest
 
 from grader.build import assignments
-from grader.intake import IntakeError, take_in
+from grader.intake import IntakeError, safe_id, take_in
 
 A1, A2 = "01_self_attention", "02_scaled_attention"
 NB1, NB2 = f"{A1}.ipynb", f"{A2}.ipynb"
@@ -274,12 +276,15 @@ def test_flat_lms_zip_the_notebook_name_decides_the_assignment(tmp_path, course)
     ])
     intake, said = run(archive, course)
     sub = course / "submitted"
+    muller = safe_id("müller")  # not ASCII: a safe id, said and kept (see test_unsafe_student_ids_...)
+    assert muller.startswith("muller_")
     assert sorted(intake.placed) == sorted([("doejane", A1, sub / "doejane" / A1 / NB1),
                                             ("doejane", A2, sub / "doejane" / A2 / NB2),
                                             ("smithbob", A2, sub / "smithbob" / A2 / NB2),
-                                            ("müller", A1, sub / "müller" / A1 / NB1)])
+                                            (muller, A1, sub / muller / A1 / NB1)])
     assert (sub / "smithbob" / A2 / NB2).read_bytes() == notebook("bob 2, handed in again")
-    assert intake.assignments == [A1, A2] and intake.problems == [] and said == []
+    assert intake.assignments == [A1, A2] and intake.problems == []
+    assert said == [f"renamed: 'müller' -> {muller} (a student id here is letters, digits, '_', '-' and '.')"]
 
 
 def test_flat_lms_zip_names_every_entry_it_cannot_place(tmp_path, course):
@@ -389,3 +394,17 @@ def test_past_the_limit_in_all_the_rest_is_refused_unread(tmp_path, course, monk
     result = take_in(source, course, say=said.append)
     assert [s for s, _, _ in result.placed] == ["ada"]
     assert any(f"bob/{A1}/{NB1}" in line and "in all is the limit" in line for line in said), said
+
+
+@pytest.mark.parametrize("name", ["*", "[c]tl_key", "ｃｔｌ＿ｋｅｙ", "cte\u0301l", '=HYPERLINK("evil.example","y")',
+                                  "Robert'); DROP TABLE students;--", "-rf", ".hidden_not", "a" * 80])
+def test_unsafe_student_ids_become_stable_safe_ids(tmp_path, course, name):
+    """A glob pattern, a formula, SQL, full-width or combining letters: the id is data, never a pattern."""
+    source = write(tmp_path / "class", {f"{name}/{A1}/{NB1}": notebook(name), f"ctl/{A1}/{NB1}": notebook("ctl")})
+    intake, said = run(source, course)
+    safe = safe_id(name)
+    assert safe != name and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", safe) and safe == safe_id(name)
+    assert sorted(s for s, _, _ in intake.placed) == sorted(["ctl", safe])
+    assert (course / "submitted" / safe / A1 / NB1).read_bytes() == notebook(name)
+    assert any(repr(name) in line and safe in line for line in said)
+    assert json.loads((course / "logs" / "intake.json").read_text())[f"{safe}/{A1}"][0] == f"handed in as {name!r}"
