@@ -325,9 +325,27 @@ class SurviveKernelDeath:
     report nothing: zero), and what ran before counts.
     """
 
+    # Characters of output one cell keeps, of every type (streams, displays, results, errors): past it the
+    # grading process drops what comes, with a note. A probe's report is far smaller.
+    output_limit = 10 * 2**20
+
     def preprocess(self, nb, resources, *args, **kwargs):
         self._kernel_died = False
+        self._output_kept = {}
         return super().preprocess(nb, resources, *args, **kwargs)
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content") or {}
+        size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in (content.get("data") or {}).values())
+        size += len(str(content.get("text") or "")) + sum(len(str(line)) for line in content.get("traceback") or [])
+        kept = self._output_kept.get(cell_index, 0)
+        self._output_kept[cell_index] = kept + size
+        if kept + size > self.output_limit:
+            if kept <= self.output_limit:
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="stdout", text=f"\n[output cut: more than {self.output_limit} characters in one cell]\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
 
     def preprocess_cell(self, cell, resources, index):
         if self._kernel_died:

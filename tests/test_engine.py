@@ -186,6 +186,27 @@ def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
 
 
 @root_only
+def test_every_output_type_is_capped_per_cell():
+    """30 MB of display data, of results and of HTML in one cell each: the grading process keeps at most
+    its limit of each cell, with a note, and the next cell runs as usual."""
+    from grader.nbgrader_plugin import SurviveKernelDeath
+    limit = SurviveKernelDeath.output_limit
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+                    "from IPython.display import display\n"
+                    "for _ in range(30):\n    display({'text/plain': 'x' * 2**20}, raw=True)"),
+                nbformat.v4.new_code_cell("from IPython.display import HTML, display\n"
+                                          "for _ in range(30):\n    display(HTML('<p>' + 'y' * 2**20))"),
+                nbformat.v4.new_code_cell("print('still running')")]
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120, "mode": parallel.FORKED}
+    executed = nbformat.reads(parallel.execute(task)["notebook"], as_version=4)
+    for cell in executed.cells[:2]:
+        assert len(json.dumps(cell.outputs)) < limit + 2**21
+        assert "output cut" in cell.outputs[-1].get("text", "")
+    assert "still running" in executed.cells[2].outputs[0]["text"]
+
+
+@root_only
 def test_a_probe_runs_outside_the_kernels_history():
     """A later cell that prints In, _ih or Out finds no probe there (a probe's source holds its inputs)."""
     from grader.protocol import PROBE_HEADER
