@@ -89,15 +89,17 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
         for path in returned:
             # This student's fresh inputs and their reference results, as this run drew them.
             student = path.relative_to(course).parts[1]
-            forbidden = list(always)
+            forbidden = [[words] for words in always]  # groups: a value leaks when two of its tales show
             for grade_id, probe in PROBES[assignment].items():
                 rng = probe_rng(SEED, student, assignment, assignment, grade_id, codes[student, assignment])
                 for case in probe.cases(rng):
                     if case.label == "fresh":
                         for value in list(case.inputs.values()) + [probe.reference(case.inputs)]:
-                            forbidden += _tell_tales(value)
+                            forbidden.append(_tell_tales(value))
             text = path.read_text()
-            leaks = [f for f in forbidden if f in text]
+            # One number to 8 decimals can match one of the thousands a notebook prints by chance (a fresh
+            # bias of 0.27251178 met a printed reference 0.2725117878); a printed input shows several.
+            leaks = [tales for tales in forbidden if tales and sum(t in text for t in tales) >= min(2, len(tales))]
             assert not leaks, f"{path.relative_to(course)} shows {leaks[:5]}"
     verdicts = _verdicts(course, "correct", "01_self_attention")
     assert "right on the book's case and on 3 fresh inputs" in verdicts["test_self_attention"]
