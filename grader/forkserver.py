@@ -5,46 +5,55 @@ notebook's `import numpy` and `import matplotlib.pyplot`. Grading a class pays i
 once per notebook. Here one *zygote* per grading worker pays it once:
 
     grader ──pipe──▶ zygote (inside one bubblewrap sandbox, numpy/matplotlib/ipykernel imported)
-                        └─ fork ─▶ kernel of student A (uid 2000012345, own /tmp dir, rlimits)
+                        └─ fork ─▶ kernel of student A (uid 2000012345, own /tmp, rlimits, cgroup)
                         └─ fork ─▶ kernel of student B (another fresh uid) ...
 
 The zygote lives in the same sandbox as grader/sandbox.py builds for a single
 kernel (no network, nothing of the course, read-only system), started as root
-with only CAP_SETUID/SETGID/SETPCAP/CHOWN. It runs no student code. Each forked
-kernel, before it runs anything, drops the capability bounding set, switches to
-a fresh unprivileged uid (so RLIMIT_NPROC is per kernel, and kernels cannot
-signal, ptrace or read each other), sets no_new_privs and its rlimits, and gets
-a 0700 home under /tmp and a 0700 socket directory under /run/kernel. When the
-kernel is done, a process running as that uid kills every process of the uid
-(nothing the student started survives) and empties its directories.
+with only CAP_SETUID/SETGID/SETPCAP/CHOWN/SYS_ADMIN. It runs no student code.
+Each forked kernel, before it runs anything:
 
-What a forked kernel shares with its siblings, unlike a one-sandbox-per-kernel
-start: the sandbox's /tmp tmpfs (size-limited as a whole; each kernel sees only
-its own directory) and its pid namespace (/proc lists the other kernels'
-processes, owned by other uids). Needs the grader to run as root; otherwise use
+* enters a mount namespace of its own with its own tmpfs's on /tmp (its HOME) and
+  /dev/shm, bounded in size and in files; it sees no other kernel's files, and
+  what it writes there (undeletable files included) goes with its namespace;
+* gets its socket directory, /run/kernel/k<uid>, as a 1 MiB tmpfs of its own,
+  which the zygote unmounts when the kernel is released;
+* drops the capability bounding set, switches to a fresh unprivileged uid (so
+  RLIMIT_NPROC is per kernel, and kernels cannot signal, ptrace or read each
+  other), sets no_new_privs and its rlimits;
+* is put by the grader in a cgroup of its own, limited to `cpu_limit` cores
+  (grader/cgroup.py), where the machine offers one.
+
+When the kernel is done, a process running as that uid kills every process of
+the uid (setsid'd and double-forked ones too: nothing the student started
+survives). A zygote that stops answering, or cannot fork a kernel, is replaced
+before the next notebook.
+
+What a forked kernel still shares with its siblings, unlike a one-sandbox-per-
+kernel start: the zygote's pid namespace (/proc lists the other kernels'
+processes, owned by other uids, which it cannot signal or read) and the read-only
+files of the sandbox. Needs the grader to run as root; otherwise use
 SandboxedKernelManager (one bubblewrap per kernel).
 
 Use: ``ForkedExecute`` (nbgrader's Execute); each process gets its own zygote on
 first use. ``python -m grader.sandbox`` times a forked kernel's start-up too.
 """
-import fcntl
 import json
 import os
-import secrets
 import subprocess
 import sys
-import tempfile
 import threading
 
 from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 
-from .sandbox import KERNEL_RUN_DIR, SandboxedKernelManager, _children, uids_running
+from . import cgroup
+from .sandbox import KERNEL_RUN_DIR, SandboxedKernelManager, _children, bounded_client, lock_free_uid
 
 # The zygote's program. It reads one JSON request per line on fd 0 and answers one
 # JSON line on fd 1; its kernels must never write there, so it moves both away first.
 ZYGOTE = r'''
-import ctypes, json, os, resource, shutil, signal, sys, time
+import ctypes, json, os, resource, signal, sys, time
 ctrl_in = os.fdopen(os.dup(0), "r")
 ctrl_out = os.fdopen(os.dup(1), "w")
 null = os.open("/dev/null", os.O_RDWR)
@@ -64,12 +73,36 @@ import matplotlib.style
 
 config = json.loads(sys.argv[1])
 libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
 PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 24, 38, 4
+CLONE_NEWNS, MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE, MNT_DETACH = 0x20000, 2, 4, 1 << 14, 1 << 18, 2
 LAST_CAP = int(open("/proc/sys/kernel/cap_last_cap").read())
 RUN = config["run_dir"]
 
-def dirs(uid):
-    return f"/tmp/k{uid}", f"{RUN}/k{uid}"
+def run_dir(uid):
+    return f"{RUN}/k{uid}"
+
+def check(result, what):
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+def mount_tmpfs(path, options):
+    """A fresh tmpfs: its size and inode count bounded, and freed whole when it is unmounted."""
+    check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), f"mount {path}")
+
+def own_mounts(uid):
+    """This kernel's /tmp (its HOME) and /dev/shm: tmpfs's of its own, in a mount namespace of its own.
+
+    Nothing it writes there is seen by, or takes space from, any other kernel; the namespace
+    and its tmpfs's go when its last process does, whatever it left (files it made undeletable
+    included).
+    """
+    check(libc.unshare(CLONE_NEWNS), "unshare")
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
+    mount_tmpfs("/tmp", f"size={config['tmp_size']},nr_inodes={config['inodes']},mode=0700,uid={uid},gid={uid}")
+    mount_tmpfs("/dev/shm", f"size={config['shm_size']},nr_inodes={config['inodes']},mode=1777")
 
 def become(uid):
     """This process: fresh uid, no capabilities left, no way to regain any."""
@@ -90,19 +123,21 @@ def kernel(uid, connection_file):
     os.dup2(null, 2)
     for name, value in config["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (value, value))
+    own_mounts(uid)
     become(uid)
-    home, _ = dirs(uid)
+    home = "/tmp"
     os.chdir(home)
     os.environ.update(HOME=home, TMPDIR=home, MPLCONFIGDIR=home)
     numpy.random.seed()  # the global generator was seeded in the zygote: reseed per kernel
     sys.argv = ["ipykernel_launcher", "-f", connection_file] + config["kernel_args"]
     app = ipykernel.kernelapp.IPKernelApp.instance()
     app.initialize(sys.argv[1:])
-    limit_output(app.shell, config["output_limit"])
+    limit_output(app.shell, config["output_limit"], config["display_limit"])
     app.start()
 
-def limit_output(shell, limit):
-    """At most `limit` characters of stdout and of stderr per cell; the rest is dropped, with a note.
+def limit_output(shell, limit, display_limit):
+    """At most `limit` characters of stdout and of stderr per cell, and `display_limit` in one display or
+    result; the rest is dropped, with a note.
 
     100 MB of prints would otherwise cost the grader seconds of messages for output nbgrader
     truncates anyway, long enough on a busy machine for the cell to time out. (Not a
@@ -129,15 +164,42 @@ def limit_output(shell, limit):
             stream.course_written = 0
     shell.events.register("pre_execute", reset)
 
+    # One display or result larger than the limit is replaced by a note: the grader refuses a message
+    # past its own limit (zmq's MAXMSGSIZE) and loses the kernel's output from there on.
+    def size(data):
+        return sum(len(v) if isinstance(v, (str, bytes)) else len(json.dumps(v)) for v in data.values())
+
+    def note(data):
+        return {"text/plain": f"[output cut: a display of {size(data)} characters, "
+                              f"more than {display_limit} in one piece]"}
+
+    publish = shell.display_pub.publish
+
+    def capped_publish(data, *args, **kwargs):
+        if isinstance(data, dict) and size(data) > display_limit:
+            data = note(data)
+            kwargs.pop("metadata", None)
+        return publish(data, *args, **kwargs)
+    shell.display_pub.publish = capped_publish
+    write_format_data = shell.displayhook.write_format_data
+
+    def capped_result(format_dict, md_dict=None):
+        if isinstance(format_dict, dict) and size(format_dict) > display_limit:
+            format_dict, md_dict = note(format_dict), None
+        return write_format_data(format_dict, md_dict)
+    shell.displayhook.write_format_data = capped_result
+
 def spawn(uid, connection):
-    home, run = dirs(uid)
-    os.mkdir(home, 0o700)
-    os.chown(home, uid, uid)
-    os.mkdir(run, 0o700)
+    # The kernel's sockets: a tiny tmpfs of its own here, in the zygote's mount namespace,
+    # where the grader reaches them through /proc/<sandbox init>/root.
+    run = run_dir(uid)
+    os.mkdir(run, 0o755)
+    mount_tmpfs(run, "size=1m,nr_inodes=64,mode=0755")
     connection_file = f"{run}/connection.json"
     with open(connection_file, "w") as f:
         json.dump(dict(connection, ip=f"{run}/ipc"), f)
     os.chmod(connection_file, 0o444)
+    os.chmod(run, 0o700)
     os.chown(run, uid, uid)
     pid = os.fork()
     if pid == 0:
@@ -148,7 +210,10 @@ def spawn(uid, connection):
     return pid
 
 def killall(uid):
-    """As the kernel's uid: kill every process of it, then empty its directories."""
+    """As the kernel's uid: kill every process of it (setsid'd and double-forked ones too); unmount its sockets.
+
+    Its /tmp and /dev/shm go with its mount namespace, when the last of its processes is gone.
+    """
     pid = os.fork()
     if pid == 0:
         try:
@@ -159,16 +224,13 @@ def killall(uid):
                 except ProcessLookupError:
                     break
                 time.sleep(0.001)
-            for d in dirs(uid):
-                shutil.rmtree(d, ignore_errors=True)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-    for d in dirs(uid):
-        try:
-            os.rmdir(d)
-        except OSError:
-            pass
+    run = run_dir(uid)
+    if os.path.isdir(run):
+        libc.umount2(run.encode(), MNT_DETACH)  # whatever is in it, however its modes were set
+        os.rmdir(run)
 
 def status(pid):
     try:
@@ -185,6 +247,8 @@ for line in ctrl_in:
     try:
         if req["op"] == "spawn":
             reply = {"pid": spawn(req["uid"], req["connection"])}
+        elif req["op"] == "ping":
+            reply = {"pong": os.getpid()}
         elif req["op"] == "poll":
             reply = {"status": status(req["pid"])}
         elif req["op"] == "release":
@@ -205,13 +269,17 @@ class Zygote:
         self.sandbox = SandboxedKernelManager(**sandbox_config)
         if not self.sandbox.privileged:
             raise RuntimeError("forked kernels each get their own uid: the grader must run as root")
-        self.sandbox._make_sandbox_dir()  # its generated /etc files
+        self.sandbox._make_sandbox_dir()  # its generated /etc files, and its kernels' connection files
         rlimits = {"RLIMIT_AS": self.sandbox.memory_limit, "RLIMIT_NPROC": self.sandbox.max_processes,
                    "RLIMIT_CPU": self.sandbox.cpu_time_limit, "RLIMIT_FSIZE": self.sandbox.file_size_limit,
                    "RLIMIT_NOFILE": self.sandbox.open_files_limit, "RLIMIT_CORE": 0}
         config = {"rlimits": {k: v for k, v in rlimits.items() if v or k == "RLIMIT_CORE"},
                   "run_dir": KERNEL_RUN_DIR,
+                  "tmp_size": self.sandbox.tmp_size, "shm_size": self.sandbox.shm_size,
+                  "inodes": INODES,
                   "output_limit": 1_000_000,
+                  # a figure is well under it; the grader refuses messages past max_message_size
+                  "display_limit": min(8 * 2**20, self.sandbox.max_message_size // 2 or 8 * 2**20),
                   # as nbgrader's Execute starts kernels: no history database
                   "kernel_args": ["--HistoryManager.hist_file=:memory:"]}
         cmd = self.sandbox.sandbox_command([sys.executable, "-c", ZYGOTE, json.dumps(config)], zygote=True)
@@ -221,11 +289,12 @@ class Zygote:
         ready = self._read()
         if "ready" not in ready:
             raise RuntimeError(f"the zygote did not start: {ready}")
-        children = _children().get(self.process.pid, [])
-        if not children:
+        init = _children().get(self.process.pid, [])
+        if not init:
             raise RuntimeError("the zygote's sandbox has no init process")
-        self.root = f"/proc/{children[0]}/root"  # the sandbox's files, seen from the grader
-        self._uids = {}  # uid -> its lock file's descriptor
+        self.root = f"/proc/{init[0]}/root"  # the sandbox's files, seen from the grader
+        self.host_pid = next(iter(_children().get(init[0], [])), None)  # the zygote's own python
+        self._uids = {}  # uid -> the lock that holds it
 
     def _read(self):
         line = self.process.stdout.readline()
@@ -242,52 +311,48 @@ class Zygote:
             raise RuntimeError(f"zygote: {reply['error']}")
         return reply
 
+    def healthy(self):
+        """Alive and answering: what a notebook needs before its kernel is forked here."""
+        if self.process.poll() is not None:
+            return False
+        try:
+            return "pong" in self.request(op="ping")
+        except (RuntimeError, OSError, ValueError):
+            return False
+
     def new_uid(self):
-        """A uid no other kernel on this machine has: held by a lock file until release().
+        """A uid no other kernel on this machine has, held until release().
 
         Every worker process has a zygote of its own, and a uid shared by two kernels would
         let one kill the other (release() kills every process of the uid).
         """
-        sandbox = self.sandbox
-        os.makedirs(UID_LOCKS, mode=0o700, exist_ok=True)
-        for _ in range(1000):
-            uid = sandbox.uid_range_start + secrets.randbelow(sandbox.uid_range_size)
-            path = os.path.join(UID_LOCKS, str(uid))
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            try:
-                current = os.stat(path).st_ino
-            except FileNotFoundError:
-                current = None
-            if current != os.fstat(fd).st_ino:  # released (and its file removed) while this one opened it
-                os.close(fd)
-                continue
-            if uid in uids_running():  # left over from a grader that died: not this one
-                os.close(fd)
-                continue
-            self._uids[uid] = fd
-            return uid
-        raise RuntimeError("no free uid for a kernel")
+        uid, lock = lock_free_uid(self.sandbox.uid_range_start, self.sandbox.uid_range_size)
+        self._uids[uid] = lock
+        return uid
 
     def spawn(self, uid, connection):
         return self.request(op="spawn", uid=uid, connection=connection)["pid"]
+
+    def kernel_host_pid(self, pid):
+        """The grader's pid for a kernel the zygote knows as `pid` (they live in the sandbox's pid namespace)."""
+        for child in _children().get(self.host_pid, []):
+            try:
+                with open(f"/proc/{child}/status") as f:
+                    nspid = next(line.split()[1:] for line in f if line.startswith("NSpid:"))
+            except (OSError, StopIteration):
+                continue
+            if int(nspid[-1]) == pid:
+                return child
+        return None
 
     def poll(self, pid):
         return self.request(op="poll", pid=pid)["status"]
 
     def release(self, uid, pid=None):
         status = self.request(op="release", uid=uid, pid=pid)["status"]
-        fd = self._uids.pop(uid, None)
-        if fd is not None:
-            try:  # removed while still locked, so no lock file outlives its kernel
-                os.unlink(os.path.join(UID_LOCKS, str(uid)))
-            except FileNotFoundError:
-                pass
-            os.close(fd)  # drops the lock: the uid has no process left
+        lock = self._uids.pop(uid, None)
+        if lock is not None:
+            lock.close()  # the uid has no process left
         return status
 
     def close(self):
@@ -298,19 +363,25 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        for lock in self._uids.values():
+            lock.close()
+        self._uids.clear()
         self.sandbox._remove_sandbox_dir()
 
 
 _zygote = None
 _zygote_lock = threading.Lock()
-UID_LOCKS = os.path.join(tempfile.gettempdir(), "course-kernel-uids")  # one lock file per uid in use
+INODES = 65536  # files a kernel's /tmp or /dev/shm may hold (each costs kernel memory, outside its size)
 
 
-def zygote():
-    """This process's zygote, started on first use (and again if it died)."""
+def zygote(replace=None):
+    """This process's zygote: started on first use, and again if it died, stopped answering or is `replace`."""
     global _zygote
     with _zygote_lock:
-        if _zygote is None or _zygote.process.poll() is not None:
+        if _zygote is not None and (_zygote is replace or not _zygote.healthy()):
+            _zygote.close()
+            _zygote = None
+        if _zygote is None:
             _zygote = Zygote()
             import atexit
             atexit.register(_zygote.close)
@@ -356,6 +427,12 @@ class ForkedKernelManager(AsyncKernelManager):
         self.transport = "ipc"
         self._uid = None
 
+    def client(self, **kwargs):
+        return bounded_client(super().client(**kwargs), self._sandbox_config().max_message_size)
+
+    def _sandbox_config(self):
+        return self._zygote.sandbox if getattr(self, "_zygote", None) else SandboxedKernelManager()
+
     @property
     def kernel_spec(self):
         spec = super().kernel_spec
@@ -367,21 +444,37 @@ class ForkedKernelManager(AsyncKernelManager):
         self._zygote = zygote()
         self._uid = self._zygote.new_uid()
         self.ip = f"{KERNEL_RUN_DIR}/k{self._uid}/ipc"  # what the kernel binds; the grader's path below
+        # jupyter_client writes this file for the grader's side; beside the zygote's, not in /tmp
+        self.connection_file = os.path.join(self._zygote.sandbox._sandbox_dir, f"kernel-{self._uid}.json")
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         info = self.get_connection_info()
         connection = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in info.items()}
-        pid = self._zygote.spawn(self._uid, connection)
+        try:
+            pid = self._zygote.spawn(self._uid, connection)
+        except RuntimeError:  # a zygote that cannot fork a kernel any more is replaced, never inherited
+            lock = self._zygote._uids.pop(self._uid)  # the uid stays this kernel's
+            self._zygote = zygote(replace=self._zygote)
+            self._zygote._uids[self._uid] = lock
+            pid = self._zygote.spawn(self._uid, connection)
         self.provisioner.process = _ForkedProcess(self._zygote, self._uid, pid)
         self.provisioner.pid, self.provisioner.pgid = pid, None
         self.ip = f"{self._zygote.root}{KERNEL_RUN_DIR}/k{self._uid}/ipc"
+        # Its CPU limit, before it runs any of the notebook: everything it starts inherits it.
+        self._cgroup = cgroup.kernel_cgroup(f"k{self._uid}", self._zygote.sandbox.cpu_limit)
+        host_pid = self._zygote.kernel_host_pid(pid) if self._cgroup is not None else None
+        if host_pid is not None:
+            self._cgroup.add(host_pid)
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if self._uid is not None and not restart:
             self._zygote.release(self._uid)  # whatever the kernel left running goes too
             self._uid = None
+            group, self._cgroup = getattr(self, "_cgroup", None), None
+            if group is not None:
+                group.close()
 
 
 class ForkedExecute(Execute):

@@ -46,6 +46,7 @@ from . import report
 from . import parallel
 from .build import ROOT, SOURCE
 from .intake import IntakeError, take_in
+from .sandbox import RUNTIME_FOLDER, RUNTIME_VARIABLE
 from .nbgrader_plugin import RUN_VARIABLE, SANITIZE, InjectProbes, cache_path, execution_key, load, store
 
 COURSE_ID = "attention-from-scratch"  # as in nbgrader_config.py
@@ -157,6 +158,7 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     timeout = timeout or 60
     # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.
     env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex,
+           RUNTIME_VARIABLE: str(course / RUNTIME_FOLDER),  # kernels' host-side files: in the course directory
            "COURSE_UNSANDBOXED": "1" if unsandboxed else "0"}
     if serial:
         for assignment in assignments:
@@ -327,7 +329,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                     reused += 1
                     continue
                 if pool is None:
-                    pool = parallel.Pool(workers, mode, scheduler)
+                    pool = parallel.Pool(workers, mode, scheduler, runtime=env[RUNTIME_VARIABLE])
                 task = {"notebook": json.dumps(nb, ensure_ascii=False), "timeout": timeout,
                         "notebook_timeout": notebook_timeout, "mode": mode}
                 futures[pool.submit(task)] = (assignment, where, key)

@@ -24,6 +24,8 @@ import threading
 
 import nbformat
 
+from .sandbox import RUNTIME_VARIABLE
+
 # How a worker starts kernels. SANDBOXED is decided on the worker itself (a Dask worker
 # may not run as root): FORKED there if it can, else a bubblewrap per kernel (BWRAP).
 SANDBOXED, FORKED, BWRAP, UNSANDBOXED = "sandboxed", "forked", "bwrap", "unsandboxed"
@@ -85,8 +87,10 @@ def execute(task):
     return {"notebook": json.dumps(nb, ensure_ascii=False)}  # compact: nbformat.writes' indent costs 0.04 s
 
 
-def _warm_up(mode):
-    """Start the worker's zygote before the first notebook arrives."""
+def _warm_up(mode, runtime=None):
+    """Start the worker's zygote before the first notebook arrives; its host-side files go to `runtime`."""
+    if runtime:
+        os.environ[RUNTIME_VARIABLE] = runtime
     if _execute_class(mode).__name__ == "ForkedExecute":
         from .forkserver import zygote
         zygote()
@@ -95,19 +99,22 @@ def _warm_up(mode):
 class Pool:
     """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future."""
 
-    def __init__(self, workers, mode, scheduler=None):
+    def __init__(self, workers, mode, scheduler=None, runtime=None):
+        """runtime: where local workers' sandboxes keep their host-side files (the course's .sandbox)."""
         self.workers, self.mode, self.scheduler = workers, mode, scheduler
         self._client = self._cluster = None
         if scheduler is None:
             self.executor = concurrent.futures.ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_warm_up, initargs=(mode,))
+                initializer=_warm_up, initargs=(mode, runtime))
             self.where = f"{workers} local worker processes"
         else:
             from distributed import Client, LocalCluster
             if scheduler == "local":
+                where = {} if not runtime else dict(
+                    local_directory=runtime, env={RUNTIME_VARIABLE: runtime})  # not /tmp: the course's
                 self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None)
+                                             dashboard_address=None, **where)
                 self._client = Client(self._cluster)
             else:
                 self._client = Client(scheduler)

@@ -65,14 +65,17 @@ import asyncio
 import os
 import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
-import threading
 
+import zmq
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets import Bool, Dict, Integer, List, Unicode, default
+from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
+
+from . import cgroup
 
 MiB = 1024 ** 2
 GiB = 1024 ** 3
@@ -178,6 +181,20 @@ class SandboxedKernelManager(AsyncKernelManager):
              "burnt outside a cell's timeout (background threads, forked children); the "
              "per-cell timeout of nbgrader's Execute is what stops a busy cell.",
     ).tag(config=True)
+    cpu_limit = Float(
+        1.0,
+        help="Cores a kernel may use at once, everything it starts included (a cgroup per kernel, "
+             "where the machine offers one: grader/cgroup.py); 0: no limit. One core is what a "
+             "notebook of the course uses; a submission that starts many busy processes then "
+             "slows only itself, never its neighbours.",
+    ).tag(config=True)
+    max_message_size = Integer(
+        64 * MiB,
+        help="Largest message the grader takes from the kernel, in bytes (zmq's MAXMSGSIZE on the "
+             "grader's sockets); 0: none. A larger one (a 450 MB display in one piece) is dropped "
+             "before it is read, so the grading process's memory stays bounded whatever the "
+             "kernel sends; what the notebook shows is capped per cell anyway.",
+    ).tag(config=True)
     file_size_limit = Integer(
         256 * MiB, help="RLIMIT_FSIZE: largest file the kernel may write, in bytes; 0: none.",
     ).tag(config=True)
@@ -226,13 +243,16 @@ class SandboxedKernelManager(AsyncKernelManager):
              "notebooks read). Never the course directory.",
     ).tag(config=True)
     runtime_root = Unicode(
-        help="Host directory under which each kernel gets its own 0700 directory (its "
-             "connection file and generated /etc files; the sandbox sees them read-only).",
+        help="Host directory under which each kernel (or zygote) gets its own 0700 directory: its "
+             "connection file and generated /etc files, which the sandbox sees read-only. Default: "
+             "$COURSE_SANDBOX_DIR, else .sandbox in the working directory (nbgrader's is the course "
+             "directory), so a run leaves nothing outside it; what a killed run left there is "
+             "removed by the next.",
     ).tag(config=True)
 
     @default("runtime_root")
     def _default_runtime_root(self):
-        return tempfile.gettempdir()
+        return runtime_root()
 
     # ---- environment ----
     extra_env = Dict(
@@ -251,10 +271,6 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     bwrap_path = Unicode("bwrap", help="The bubblewrap executable.").tag(config=True)
 
-    # uids of kernels this process is running now (random picks skip them)
-    _uids_in_use = set()
-    _uids_lock = threading.Lock()
-
     # The kernel talks to the grader over unix sockets: the sandbox has no network.
     @default("transport")
     def _default_transport(self):
@@ -271,6 +287,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         if spec is not None and self.message_interrupts:
             spec.interrupt_mode = "message"
         return spec
+
+    def client(self, **kwargs):
+        return bounded_client(super().client(**kwargs), self.max_message_size)
 
     @property
     def privileged(self):
@@ -299,23 +318,18 @@ class SandboxedKernelManager(AsyncKernelManager):
 
         0700 and never bound writable: bwrap reads it, the kernel gets read-only copies.
         """
-        os.makedirs(self.runtime_root, exist_ok=True)
-        self._sandbox_dir = tempfile.mkdtemp(prefix="sbk-", dir=self.runtime_root)
+        os.makedirs(self.runtime_root, mode=0o700, exist_ok=True)
+        remove_stale(self.runtime_root)
+        self._sandbox_dir = tempfile.mkdtemp(prefix=f"sbk-{os.getpid()}-", dir=self.runtime_root)
         if self.privileged:
             self._sandbox_uid = self._pick_uid()
         self.connection_file = os.path.join(self._sandbox_dir, "kernel.json")
         self._write_etc()
 
     def _pick_uid(self):
-        """A uid from the range that no running process and no kernel of ours uses."""
-        busy = uids_running()
-        with self._uids_lock:
-            for _ in range(1000):
-                uid = self.uid_range_start + secrets.randbelow(self.uid_range_size)
-                if uid not in busy and uid not in self._uids_in_use:
-                    self._uids_in_use.add(uid)
-                    return uid
-        raise RuntimeError("no free uid in the sandbox range")
+        """A uid from the range that no running process and no other kernel on this machine uses."""
+        uid, self._uid_lock = lock_free_uid(self.uid_range_start, self.uid_range_size)
+        return uid
 
     def _write_etc(self):
         """Generated /etc files: the sandbox user only, names resolve from files only."""
@@ -354,6 +368,14 @@ class SandboxedKernelManager(AsyncKernelManager):
                 await self.provisioner.wait()
             self._remove_sandbox_dir()
             raise
+        # Its CPU limit, before it runs any of the notebook: everything it starts inherits it.
+        self._cgroup = cgroup.kernel_cgroup(f"s{self._sandbox_uid or init}", self.cpu_limit)
+        if self._cgroup is not None:
+            for pid in self.sandbox_pids():
+                try:
+                    self._cgroup.add(pid)
+                except OSError:
+                    pass
         # From now on the grader's side (control socket, clients) connects through the
         # sandbox's root; zmq retries until the kernel has bound its sockets.
         self.ip = f"/proc/{init}/root{KERNEL_RUN_DIR}/ipc"
@@ -380,11 +402,15 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._remove_sandbox_dir()
 
     def _remove_sandbox_dir(self):
+        group, self._cgroup = getattr(self, "_cgroup", None), None
+        if group is not None:
+            group.close()
         if self._sandbox_dir is not None:
             shutil.rmtree(self._sandbox_dir, ignore_errors=True)
             self._sandbox_dir = None
-        with self._uids_lock:
-            self._uids_in_use.discard(self._sandbox_uid)
+        lock, self._uid_lock = getattr(self, "_uid_lock", None), None
+        if lock is not None:
+            lock.close()
         self._sandbox_uid = None
 
     def sandbox_pids(self):
@@ -429,10 +455,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd.
 
         zygote=True (root only): the same sandbox for grader/forkserver.py's zygote, which
-        forks many kernels and gives each its own uid, limits, /tmp and /run/kernel
-        directory itself. It keeps CAP_CHOWN (to hand those directories over) besides
-        setuid/setgid/setpcap, /tmp and /run/kernel are root's (0755), no connection
-        file is bound and nothing wraps the command.
+        forks many kernels and gives each its own uid, limits, /tmp, /dev/shm and socket
+        directory itself. It keeps CAP_CHOWN (to hand the socket directory over) and
+        CAP_SYS_ADMIN (to mount each kernel's own tmpfs's, in a mount namespace of the
+        kernel's own) besides setuid/setgid/setpcap; the kernel drops them all before it
+        runs anything. /tmp and /run/kernel are root's (0755), no connection file is
+        bound and nothing wraps the command.
         """
         if zygote and not self.privileged:
             raise RuntimeError("a zygote gives each kernel its own uid: it needs the grader to run as root")
@@ -453,7 +481,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                      "--cap-add", "CAP_SETPCAP"]
             if zygote:
-                args += ["--cap-add", "CAP_CHOWN"]
+                args += ["--cap-add", "CAP_CHOWN", "--cap-add", "CAP_SYS_ADMIN"]
         else:
             args += ["--unshare-user", "--disable-userns"]
         b.args += args
@@ -561,6 +589,55 @@ class _Bwrap:
             self.args += ["--size", str(size)]
         self.args += ["--perms", perms, "--tmpfs", dest]
         self._dirs.add(dest)
+
+
+def bounded_client(client, max_message_size):
+    """A kernel client whose sockets refuse messages larger than max_message_size (see max_message_size)."""
+    if max_message_size:
+        client.context.setsockopt(zmq.MAXMSGSIZE, max_message_size)  # for every socket it makes from now on
+    return client
+
+
+RUNTIME_FOLDER = ".sandbox"
+RUNTIME_VARIABLE = "COURSE_SANDBOX_DIR"
+
+
+def runtime_root():
+    """Where kernels' host-side files go: $COURSE_SANDBOX_DIR, else ./.sandbox (see runtime_root)."""
+    return os.environ.get(RUNTIME_VARIABLE) or os.path.join(os.getcwd(), RUNTIME_FOLDER)
+
+
+def remove_stale(root):
+    """Remove the directories of graders that were killed: their pid (in the name) no longer runs."""
+    for name in os.listdir(root):
+        parts = name.split("-")
+        if len(parts) >= 3 and parts[0] == "sbk" and parts[1].isdigit() and not os.path.exists(f"/proc/{parts[1]}"):
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+
+
+def lock_free_uid(start, size):
+    """(uid, lock): a uid of [start, start + size) that no process runs as and no other kernel holds.
+
+    The lock is a unix socket bound in the abstract namespace (no file: nothing to clean up,
+    and the kernel frees it when the holder dies, however it dies); close it to release the uid.
+    Every grading process on the machine shares the namespace, so two never hand out one uid.
+    """
+    busy = uids_running()
+    for _ in range(1000):
+        uid = start + secrets.randbelow(size)
+        if uid in busy:
+            continue
+        lock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            lock.bind(f"\0course-kernel-uid-{uid}")
+        except OSError:  # held by another kernel
+            lock.close()
+            continue
+        if uid in uids_running():  # left over from a grader that died: not this one
+            lock.close()
+            continue
+        return uid, lock
+    raise RuntimeError("no free uid for a kernel")
 
 
 def uids_running():

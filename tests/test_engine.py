@@ -6,6 +6,7 @@ import copy as copy_module
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import parallel
+from grader import parallel, report
 from grader.grade import grade_class
 from grader.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
                                     execution_key, grading_secret, load, probe_rng, store,
@@ -137,12 +138,12 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
             await kc.wait_for_ready(timeout=60)
             clients.append(kc)
         whoami = ("import os, subprocess\n"
-                  "open(os.path.expanduser('~/answers'), 'w').write('42')\n"
+                  "open(os.path.expanduser(f'~/answers-{os.getuid()}'), 'w').write('42')\n"
                   "subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
                   "print(os.getuid(), os.path.expanduser('~'))\n")
         a = (await execute(clients[0], whoami)).split()
         b = (await execute(clients[1], whoami)).split()
-        peek = await execute(clients[1], f"print(open({a[1] + '/answers'!r}).read())")
+        peek = await execute(clients[1], f"import glob\nprint(sorted(glob.glob('/tmp/answers-*')))")
         signal_a = await execute(clients[1], f"import os, signal\nos.kill({kms[0].provisioner.pid}, 0)")
         for kc, km in zip(clients, kms):
             kc.stop_channels()
@@ -150,15 +151,128 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
         return a, b, peek, signal_a
 
     (uid_a, home_a), (uid_b, home_b), peek, signal_a = asyncio.run(run())
-    assert uid_a != uid_b and int(uid_a) >= 2_000_000_000 and home_a != home_b
-    assert peek == "PermissionError"        # B cannot read A's files
-    assert signal_a in ("PermissionError", "ProcessLookupError")  # nor signal A's kernel
+    assert uid_a != uid_b and int(uid_a) >= 2_000_000_000
+    assert peek.strip() == f"['/tmp/answers-{uid_b}']"   # B sees its own /tmp only, nothing of A's
+    assert signal_a in ("PermissionError", "ProcessLookupError")  # nor can it signal A's kernel
     time.sleep(0.2)
-    from grader.forkserver import UID_LOCKS
     for uid in (uid_a, uid_b):  # nothing of either survives its kernel, not even a detached sleep
         leftover = subprocess.run(["pgrep", "-u", uid], capture_output=True, text=True).stdout
         assert leftover == "", f"processes of uid {uid} left running: {leftover}"
-        assert not os.path.exists(os.path.join(UID_LOCKS, uid)), f"the lock file of uid {uid} outlived its kernel"
+        free = socket.socket(socket.AF_UNIX)
+        free.bind(f"\0course-kernel-uid-{uid}")  # its uid's lock was released with it
+        free.close()
+
+
+async def _run_forked(code, zygote=None):
+    """Run code in a forked kernel; (its output and errors as text, its kernel manager)."""
+    from grader.forkserver import ForkedKernelManager
+    km = ForkedKernelManager(kernel_name="python3")
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=60)
+    msg_id = kc.execute(code)
+    text = ""
+    while True:
+        msg = await kc.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            text += msg["content"]["text"]
+        if msg["msg_type"] == "error":
+            text += f"{msg['content']['ename']}: {msg['content']['evalue']}"
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+    kc.stop_channels()
+    await km.shutdown_kernel(now=True)
+    return text
+
+
+FILL_AND_LOCK = """\
+import os
+os.makedirs('/tmp/locked', exist_ok=True)
+n = 0
+try:
+    while True:
+        with open(f'/tmp/locked/{n}', 'wb') as f:
+            f.write(b'x' * 2**23)
+        n += 1
+except OSError:
+    pass
+for d in ('/dev/shm', f'/run/kernel/k{os.getuid()}'):
+    try:
+        with open(f'{d}/fill', 'wb') as f:
+            f.write(b'x' * 2**27)
+    except OSError:
+        pass
+os.chmod('/tmp/locked', 0o500)   # its owner cannot delete what is in it now
+print(n)"""
+
+
+@root_only
+def test_a_kernel_that_fills_and_locks_its_tmp_leaves_the_next_one_everything():
+    """/tmp, /dev/shm and the socket directory filled, the files made undeletable: the next kernel of the same
+    zygote starts, sees none of it and has all its space (they were a shared tmpfs once, and this took
+    every later kernel of the run down with 'No space left on device')."""
+    from grader.forkserver import zygote
+    before = zygote()
+    filled = asyncio.run(_run_forked(FILL_AND_LOCK))
+    assert int(filled) >= 32, filled  # it did fill its /tmp (8 MiB a file)
+    seen = asyncio.run(_run_forked("import os, shutil\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'), "
+                                   "shutil.disk_usage('/tmp').used < 2**20)"))
+    assert seen.strip() == "['.ipython'] [] True" or seen.strip() == "[] [] True", seen
+    assert zygote() is before
+
+
+@root_only
+def test_a_zygote_that_died_or_cannot_fork_is_replaced_before_the_next_kernel():
+    from grader.forkserver import Zygote, zygote
+    first = zygote()
+    first.process.kill()
+    first.process.wait()
+    assert asyncio.run(_run_forked("print(6 * 7)")).strip() == "42"
+    second = zygote()
+    assert second is not first
+    real = Zygote.spawn
+
+    def fails_once(self, uid, connection):  # a zygote that answers but cannot fork (its tmpfs full, say)
+        Zygote.spawn = real
+        raise RuntimeError("zygote: OSError: [Errno 28] No space left on device")
+    Zygote.spawn = fails_once
+    try:
+        assert asyncio.run(_run_forked("print(6 * 7)")).strip() == "42"
+    finally:
+        Zygote.spawn = real
+    assert zygote() is not second
+
+
+@root_only
+def test_busy_children_share_their_kernels_one_core():
+    """Processes a kernel starts (setsid'd ones too) run in its cgroup, limited to cpu_limit cores together."""
+    from grader import cgroup
+    from grader.forkserver import zygote
+    if cgroup.hierarchy() is None:
+        pytest.skip("this machine offers no cgroup cpu controller to the grader (RLIMIT_CPU and the kill apply)")
+    count = ("import multiprocessing as mp, time\n"
+             "def count(q):\n"
+             "    n, t = 0, time.time()\n"
+             "    while time.time() - t < 2:\n"
+             "        n += 1\n"
+             "    q.put(n)\n"
+             "q = mp.Queue()\n"
+             "ps = [mp.Process(target=count, args=(q,)) for _ in range(4)]\n"
+             "[p.start() for p in ps]\n[p.join() for p in ps]\n"
+             "print(sum(q.get() for _ in ps))")
+    z = zygote()
+    try:
+        z.sandbox.cpu_limit = 0.1
+        limited = int(asyncio.run(_run_forked(count)))
+        z.sandbox.cpu_limit = 1.0
+        one_core = int(asyncio.run(_run_forked(count)))
+    finally:
+        z.sandbox.cpu_limit = 1.0
+    assert limited < 0.5 * one_core, (limited, one_core)  # a tenth of a core against a whole one
+    assert not [n for n in os.listdir(cgroup.hierarchy()[1]) if n.startswith(f"g{os.getpid()}-")]
 
 
 @root_only
@@ -204,6 +318,25 @@ def test_every_output_type_is_capped_per_cell():
         assert len(json.dumps(cell.outputs)) < limit + 2**21
         assert "output cut" in cell.outputs[-1].get("text", "")
     assert "still running" in executed.cells[2].outputs[0]["text"]
+
+
+@root_only
+def test_one_huge_display_is_cut_in_the_kernel_and_one_sent_around_the_cut_is_refused():
+    """100 MB in one display: the kernel sends a note instead, the next cell runs. The same sent through
+    ipykernel's own publisher, around the kernel's cut: the grader refuses the message (zmq's MAXMSGSIZE)
+    instead of reading it, and the notebook still ends."""
+    huge = "'x' * (100 * 2**20)"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"from IPython.display import display\ndisplay({{'text/html': {huge}}}, raw=True)"),
+                nbformat.v4.new_code_cell("print('next cell')")]
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120, "mode": parallel.FORKED}
+    executed = nbformat.reads(parallel.execute(task)["notebook"], as_version=4)
+    assert "output cut" in executed.cells[0].outputs[0]["data"]["text/plain"]
+    assert executed.cells[1].outputs[0]["text"] == "next cell\n"
+    nb.cells[0].source = ("import ipykernel.zmqshell\n"
+                          f"ipykernel.zmqshell.ZMQDisplayPublisher.publish(get_ipython().display_pub, {{'text/html': {huge}}})")
+    result = parallel.execute(dict(task, notebook=nbformat.writes(nb)))
+    assert len(result.get("notebook", "")) < 2**20, "the refused message reached the notebook"
 
 
 @root_only
@@ -254,10 +387,20 @@ def test_students_with_hostile_ids_each_score_under_their_own_safe_id(tmp_path):
     assert total == {**{safe_id(n): full for n in names}, "ctl_key": 0}, total
 
 
+# What matplotlib and Jupyter keep per user, made by any use of them (a font list, a migration marker):
+# not files of a run.
+TOOL_CACHES = (".cache/matplotlib", ".config/matplotlib", ".ipython", ".jupyter")
+
+
 @root_only
 def test_a_killed_run_loses_nothing_and_the_next_finishes_it(one_assignment, tmp_path):
-    """Kill a grading run once some notebooks are done; run again: the same grades as one clean run."""
-    env = {**os.environ, SEED_VARIABLE: "777", "PYTHONPATH": str(ROOT)}
+    """Kill a grading run once some notebooks are done; run again: the same grades as one clean run. Neither
+    run, the killed one included, leaves a file outside the course directory (their TMPDIR and HOME stay
+    empty: no sandbox folders, connection files, uid locks or Dask scratch space)."""
+    outside = {"TMPDIR": tmp_path / "tmp", "HOME": tmp_path / "home"}
+    for folder in outside.values():
+        folder.mkdir()
+    env = {**os.environ, SEED_VARIABLE: "777", "PYTHONPATH": str(ROOT), **{k: str(v) for k, v in outside.items()}}
     course = tmp_path / "course"
     cmd = [sys.executable, "-m", "grader", "grade", str(one_assignment / "submissions"), "--course", str(course),
            "--workers", "2"]
@@ -273,14 +416,21 @@ def test_a_killed_run_loses_nothing_and_the_next_finishes_it(one_assignment, tmp
     total = sum(a == ASSIGNMENT for _, a in STUDENTS)
     assert done_before < total, "killed too late to test anything"
 
+    resumed = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{done_before} already run with the same cells" in resumed.stdout + resumed.stderr
+    assert not list(outside["TMPDIR"].iterdir()), f"left in TMPDIR: {sorted(outside['TMPDIR'].iterdir())}"
+    left = [str(p.relative_to(outside["HOME"])) for p in outside["HOME"].rglob("*") if p.is_file()
+            and not any(p.is_relative_to(outside["HOME"] / cache) for cache in TOOL_CACHES)]
+    assert not left, f"left in HOME: {left}"
+    resumed = [r for r in report.collect(course) if r["assignment"] == ASSIGNMENT]
+
     said = []
     os.environ[SEED_VARIABLE] = "777"
     try:
-        resumed = grade_class(one_assignment / "submissions", course, say=said.append, workers=2, progress=False)
         again = grade_class(one_assignment / "submissions", course, say=said.append, workers=2, progress=False)
     finally:
         del os.environ[SEED_VARIABLE]
-    assert f"{done_before} already run with the same cells" in " ".join(said)
     assert f"0 notebooks to run, {total} already run" in " ".join(said)
     expected = {(sid, a, part): pts for (sid, a), s in STUDENTS.items() if a == ASSIGNMENT
                 for part, pts in s.expected.items() if not isinstance(pts, str)}
