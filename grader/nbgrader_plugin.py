@@ -316,6 +316,23 @@ class CheckCellMetadataQuickly(CheckCellMetadata):
 SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadataQuickly]
 
 
+MAX_OUTPUT_DEPTH = 64  # levels of JSON in one output message; a figure or a table needs a handful
+
+
+def _nested_deeper(value, limit):
+    """True when lists and dicts nest more than `limit` deep in value (looked at without recursion)."""
+    todo = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            todo.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            todo.extend((v, depth + 1) for v in item)
+    return False
+
+
 class SurviveKernelDeath:
     """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading.
 
@@ -336,6 +353,12 @@ class SurviveKernelDeath:
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content") or {}
+        if _nested_deeper(content, MAX_OUTPUT_DEPTH):
+            # nbformat builds and writes notebooks recursively: 800 levels of JSON would take the whole
+            # notebook down with a RecursionError, not this output alone
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"\n[output dropped: nested more than {MAX_OUTPUT_DEPTH} deep]\n"))
+            return None
         size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in (content.get("data") or {}).values())
         size += len(str(content.get("text") or "")) + sum(len(str(line)) for line in content.get("traceback") or [])
         kept = self._output_kept.get(cell_index, 0)

@@ -367,13 +367,14 @@ def one_assignment(tmp_path_factory):
 
 @root_only
 def test_students_with_hostile_ids_each_score_under_their_own_safe_id(tmp_path):
-    """Folders named as glob patterns, a formula, full-width letters, each holding the answer key: each
-    scores full under its safe id, and the student whose real id one of them imitates is untouched."""
+    """Folders named as glob patterns, formulas, SQL, full-width and combining letters, each holding the answer
+    key: each scores full under its safe id, and the student whose real id one of them imitates is untouched."""
     from grader.intake import safe_id
     from tests.sample_class import submission
     key = nbformat.writes(submission(STUDENTS["correct", ASSIGNMENT]))
     untouched = nbformat.writes(submission(STUDENTS["untouched", ASSIGNMENT]))
-    names = ["*", "[c]tl_key", "ｃｔｌ＿ｋｅｙ", '=HYPERLINK("evil.example","y")']
+    names = ["*", "[c]tl_key", "ｃｔｌ＿ｋｅｙ", "c\u0301tl_key", "x'; DROP TABLE student; --",
+             '=HYPERLINK("evil.example","y")', "-ctl_key", "@ctl"]
     for name in names + ["ctl_key"]:
         path = tmp_path / "class" / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)

@@ -6,16 +6,21 @@ graded alone; nothing is written outside the grading output folders; nothing a
 student started outlives grading; no attack's "I read it" / "I wrote it" marker
 reaches a returned notebook.
 """
+import contextlib
 import hashlib
 import os
+import re
 import secrets
 import signal
 import socketserver
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -24,7 +29,8 @@ from grader.nbgrader_plugin import SEED_VARIABLE
 from grader.report import write_report
 from tests.redteam import (A01, CANARY, CONTROLS, LEAKED, MANUAL, RELEASE, WROTE, Context, key_payload,
                            write_controls, write_corpus)
-from tests.redteam.corpus import CANARY_STUDENT, ENTRIES, daemon_mark
+from tests.redteam.corpus import (CANARY_STUDENT, ENTRIES, WRITTEN_PAYLOAD, active_marker, daemon_mark,
+                                  first_hand_in, leaked_cases, lookup_table_notebook, terminal_marker)
 
 SEED = 20261122
 TIMEOUT = 10    # seconds per cell: the infinite loops cost this much, once each
@@ -76,6 +82,22 @@ def processes_with(mark):
     return found
 
 
+@contextlib.contextmanager
+def redirected_fds(fd):
+    """fd 1 and 2 of this process (and so of every process it starts) go to fd meanwhile."""
+    saved = [os.dup(1), os.dup(2)]
+    sys.stdout.flush(), sys.stderr.flush()
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        sys.stdout.flush(), sys.stderr.flush()
+        for target, copy in zip((1, 2), saved):
+            os.dup2(copy, target)
+            os.close(copy)
+
+
 @dataclass
 class Run:
     ctx: Context
@@ -86,6 +108,7 @@ class Run:
     submissions_changed: list
     survivors: list
     log: list
+    terminal: str       # what reached the grading process's fd 1 and 2 while the corpus was graded
 
 
 @pytest.fixture(scope="module")
@@ -94,15 +117,17 @@ def run(tmp_path_factory):
     server = AnswerServer()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     ctx = Context(course=root / "course", submissions=root / "submissions", token=secrets.token_hex(4),
-                  port=server.server_address[1])
+                  port=server.server_address[1], seed=str(SEED))
     write_corpus(ctx.submissions, ctx)
     write_controls(root / "alone", ctx)
     repo_before = {name: tree_hash(ctx.repo / name) for name in REPO_FOLDERS}
     submissions_before = tree_hash(ctx.submissions)
     log = []
     os.environ[SEED_VARIABLE] = str(SEED)  # the same fresh inputs for the corpus run and the controls alone
+    terminal = root / "terminal"
     try:
-        rows = grade_class(ctx.submissions, ctx.course, say=log.append, timeout=TIMEOUT, progress=False)
+        with open(terminal, "wb") as seen, redirected_fds(seen.fileno()):
+            rows = grade_class(ctx.submissions, ctx.course, say=log.append, timeout=TIMEOUT, progress=False)
         survivors = processes_with(daemon_mark(ctx))
         _, missing = write_report(ctx.course)
         alone = grade_class(root / "alone", root / "alone_course", say=log.append, timeout=TIMEOUT, progress=False)
@@ -118,7 +143,7 @@ def run(tmp_path_factory):
     repo_changed = [f"{name}/{p}" for name in REPO_FOLDERS
                     for p in changed(repo_before[name], tree_hash(ctx.repo / name))]
     return Run(ctx, rows, missing, alone, repo_changed, changed(submissions_before, tree_hash(ctx.submissions)),
-               survivors, log)
+               survivors, log, terminal.read_bytes().decode(errors="replace"))
 
 
 def release_points(assignment=A01):
@@ -226,10 +251,57 @@ def test_no_attack_marker_reaches_a_returned_notebook(run):
         for c in nb.cells:
             for o in c.get("outputs", []):
                 text = str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-                if LEAKED in text or WROTE in text:
+                # A kernel's /tmp is a tmpfs of its own: a canary written "to /tmp" is written there, and
+                # the host's /tmp is checked for the file itself (test_nothing_is_written_outside...).
+                said = [line for line in text.splitlines() if not line.startswith(f"{WROTE} /tmp/{CANARY}_")]
+                if any(LEAKED in line or WROTE in line for line in said):
                     found.append(f"{path.parent.parent.name}: {text.strip()[:200]}")
     assert not found, found
 
 
 def test_nothing_a_student_started_outlives_grading(run):
     assert not run.survivors, f"processes still running after grading: {run.survivors}"
+
+
+def test_nothing_a_kernel_writes_reaches_the_graders_terminal(run):
+    """Escape sequences and a fake grade table written to fd 1 and 2 (rt_terminal_injection) never show."""
+    assert terminal_marker(run.ctx) not in run.terminal
+    assert "\x1b]0;" not in run.terminal and "\x1b[2J" not in run.terminal
+
+
+def _feedback(run, student):
+    nbgrader = Path(sys.executable).with_name("nbgrader")
+    subprocess.run([str(nbgrader), "generate_feedback", A01, "--student", student, "--force"], cwd=run.ctx.course,
+                   check=True, capture_output=True)
+    return next((run.ctx.course / "feedback" / student / A01).glob("*.html")).read_text()
+
+
+def test_feedback_and_the_report_carry_nothing_active_from_a_submission(run):
+    """A <script>, an onerror handler and a Javascript output (rt_active_content), and a written answer holding
+    HTML and a formula (rt_written_payload): inert in the feedback, absent from the class report."""
+    html = _feedback(run, "rt_active_content")
+    assert active_marker(run.ctx) in html, "the attack's output is not in its feedback at all"
+    assert not re.search(r"<script>\s*fetch|<img[^>]*\sonerror=", html), "active content in the feedback"
+    assert "application/javascript" not in html
+    html = _feedback(run, "rt_written_payload")
+    assert "alert('written')" in html and "<script>alert('written')" not in html
+    report = (run.ctx.course / "report" / "index.html").read_text()
+    assert "alert(" not in report and "HYPERLINK" not in report
+    named = [r["mistake"] for r in run.rows if r["student_id"] == "rt_written_payload" and r["mistake"]]
+    assert not any("all right" in m or "HYPERLINK" in m for m in named), named
+
+
+def test_a_leak_is_worth_nothing_to_a_second_hand_in(run):
+    """The worst leak: every input the first hand-in drew, answered right in a lookup table. The table is
+    right on those inputs, and the second hand-in (rt_lookup_table) still scores 0 for self_attention:
+    its changed code draws other inputs."""
+    first = first_hand_in(run.ctx)
+    probe, cases = leaked_cases(run.ctx, first)
+    namespace = {"np": np}
+    exec(next(c.source for c in lookup_table_notebook(run.ctx).cells
+              if c.metadata.get("nbgrader", {}).get("grade_id") == "self_attention_def"), namespace)
+    for case in cases:  # the table would pass on the first hand-in's inputs
+        got = namespace["self_attention"](**{k: case.inputs[k] for k in
+                                             ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")})
+        assert np.allclose(got, probe.reference(case.inputs))
+    assert scores(run.rows, "rt_lookup_table")["test_self_attention"] == 0

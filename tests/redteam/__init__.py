@@ -52,6 +52,7 @@ class Context:
     submissions: Path       # the folder of submissions the corpus is written to
     token: str              # makes this run's canaries and markers unique
     port: int = 0           # a TCP port on 127.0.0.1 serving the answer key (the network attack)
+    seed: str = ""          # the course secret grading draws fresh inputs from (the lookup-table attack)
     home: Path = Path(os.path.expanduser("~"))
     repo: Path = ROOT
 
@@ -173,6 +174,8 @@ CONTROLS = {
     "ctl_wrong": (WRONG_01, lambda ctx: wrong_notebook()),
     "ctl_partial": (dict(FULL_01, test_self_attention=0), lambda ctx: submission(Student(
         A01, {}, edits={"self_attention_def": [("softmax_cols(K.T @ Q)", "softmax_cols(Q.T @ K)")]}))),
+    # named to come last: graded after every attack, on kernels forked where the attacks ran
+    "zz_ctl_after_attacks": (FULL_01, lambda ctx: key_notebook()),
 }
 
 

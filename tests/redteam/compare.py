@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import resource
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -36,9 +39,9 @@ from grader.build import SOURCE
 from grader.grade import grade_class
 from grader.nbgrader_plugin import SEED_VARIABLE
 from grader.report import write_report
-from tests.redteam import A01, CANARY, CONTROLS, LEAKED, MANUAL, WROTE, Context, write_corpus
+from tests.redteam import A01, CANARY, CONTROLS, LEAKED, MANUAL, WROTE, Context, write_controls, write_corpus
 from tests.redteam.corpus import CANARY_STUDENT, ENTRIES, daemon_mark
-from tests.test_redteam import AnswerServer, processes_with
+from tests.test_redteam import AnswerServer, processes_with, redirected_fds
 
 NOBODY = 65534
 SEED = 20261122
@@ -115,7 +118,7 @@ def plain_nbgrader(root, server_port):
     nbgrader = str(Path(sys.executable).with_name("nbgrader"))
     subprocess.run([nbgrader, "generate_assignment", A01, "--force"], cwd=course, check=True, capture_output=True)
     ctx = Context(course=course, submissions=root / "plain_submissions", token=secrets.token_hex(4),
-                  port=server_port, home=home)
+                  port=server_port, home=home, seed=str(SEED))
     write_corpus(course / "submitted", ctx, [e for e in ENTRIES if not e.plain])
     home.mkdir()
     for path in [root, course, home, *course.rglob("*"), *home.rglob("*")]:
@@ -134,12 +137,45 @@ def plain_nbgrader(root, server_port):
 
 
 def this_grader(root, server_port):
+    """Grade the corpus, then the controls alone; (ctx, outcomes, measures: timings, memory, terminal)."""
     ctx = Context(course=root / "course", submissions=root / "submissions", token=secrets.token_hex(4),
-                  port=server_port)
+                  port=server_port, seed=str(SEED))
     write_corpus(ctx.submissions, ctx)
-    grade_class(ctx.submissions, ctx.course, say=lambda *a: None, timeout=10, progress=False)
+    write_controls(root / "alone", ctx)
+    terminal = root / "terminal"
+    started = time.monotonic()
+    with open(terminal, "wb") as seen, redirected_fds(seen.fileno()):
+        grade_class(ctx.submissions, ctx.course, say=lambda *a: None, timeout=10, progress=False)
+    corpus_seconds = time.monotonic() - started
     missing = {s: why for s, a, why in write_report(ctx.course)[1] if a == A01}
-    return ctx, outcomes(ctx, [*CONTROLS, *(e.name for e in ENTRIES)], missing)
+    started = time.monotonic()
+    alone_rows = grade_class(root / "alone", root / "alone_course", say=lambda *a: None, timeout=10, progress=False)
+    measures = {
+        "corpus_seconds": corpus_seconds,
+        "alone_seconds": time.monotonic() - started,
+        "controls_alone": {s: sum(r["part_score"] for r in alone_rows if r["student_id"] == s
+                                  and not r["needs_manual_grade"]) for s in CONTROLS},
+        "terminal": terminal.read_bytes(),
+        "zip_bomb": zip_bomb(root),
+        # the largest resident set of this process and of any process it waited for (workers, nbgrader)
+        "peak_rss_mib": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024,
+    }
+    return ctx, outcomes(ctx, [*CONTROLS, *(e.name for e in ENTRIES)], missing), measures
+
+
+def zip_bomb(root):
+    """An LMS zip of a few MB holding a 2 GiB notebook, taken in: (zip size, what intake said about it)."""
+    from grader.intake import take_in
+    bomb = root / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open(f"bomb/{A01}/{A01}.ipynb", "w", force_zip64=True) as f:
+            block = b"\0" * 2**24
+            for _ in range(128):
+                f.write(block)
+    said = []
+    take_in(bomb, root / "bomb_course", say=said.append)
+    return bomb.stat().st_size, said
 
 
 def outcomes(ctx, students, missing=None):
@@ -213,7 +249,7 @@ def main():
     try:
         plain_ctx, plain = plain_nbgrader(root, server.server_address[1])
         plain_left = cleanup(plain_ctx)
-        ours_ctx, ours = this_grader(root, server.server_address[1])
+        ours_ctx, ours, measures = this_grader(root, server.server_address[1])
         ours_left = cleanup(ours_ctx)
     finally:
         server.shutdown()
@@ -232,6 +268,15 @@ def main():
               f"{cell_text(ours[student])} |")
     print(f"\nleft behind by plain nbgrader (removed now): {plain_left or 'nothing'}")
     print(f"left behind by this grader (removed now): {ours_left or 'nothing'}")
+    print(f"\nthis grader: the corpus ({len(ENTRIES)} entries and {len(CONTROLS)} controls) in "
+          f"{measures['corpus_seconds']:.0f} s; the controls alone in {measures['alone_seconds']:.0f} s, scoring "
+          f"{measures['controls_alone']}")
+    print(f"peak resident memory of the grading processes (the 450 MiB display and the zip bomb included): "
+          f"{measures['peak_rss_mib']:.0f} MiB")
+    size, said = measures["zip_bomb"]
+    print(f"zip bomb ({size / 2**20:.1f} MB holding a 2 GiB notebook): {'; '.join(said) or 'nothing said'}")
+    escapes = measures["terminal"].count(b"\x1b")
+    print(f"escape sequences that reached the grader's terminal: {escapes}")
     return 0
 
 

