@@ -26,7 +26,6 @@ import sys
 import tempfile
 import threading
 import time
-import resource
 import zipfile
 from pathlib import Path
 
@@ -136,31 +135,77 @@ def plain_nbgrader(root, server_port):
     return ctx, found
 
 
+class PeakMemory:
+    """Samples the resident memory of this process and of every process it started, the sandboxes' kernels
+    aside (a kernel's memory is its own, bounded by its rlimits): the grading processes, workers and nbgrader."""
+
+    def __init__(self, every=0.1):
+        self.every, self.total, self.largest = every, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    @staticmethod
+    def _status(pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+            return fields["Name"].strip(), int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
+        except (OSError, KeyError, ValueError):
+            return None, 0
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            children = {}
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        with open(f"/proc/{entry}/stat") as f:
+                            ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                    except (OSError, ValueError, IndexError):
+                        continue
+                    children.setdefault(ppid, []).append(int(entry))
+            total, todo = 0, [os.getpid()]
+            while todo:
+                pid = todo.pop()
+                name, rss = self._status(pid)
+                if name == "bwrap":
+                    continue  # a sandbox: its kernels are not the grader's memory
+                total += rss
+                self.largest = max(self.largest, rss)
+                todo.extend(children.get(pid, []))
+            self.total = max(self.total, total)
+
+
 def this_grader(root, server_port):
-    """Grade the corpus, then the controls alone; (ctx, outcomes, measures: timings, memory, terminal)."""
+    """Grade the corpus, the controls alone and the controls beside the CPU hog; (ctx, outcomes, measures)."""
     ctx = Context(course=root / "course", submissions=root / "submissions", token=secrets.token_hex(4),
                   port=server_port, seed=str(SEED))
     write_corpus(ctx.submissions, ctx)
     write_controls(root / "alone", ctx)
+    write_corpus(root / "beside_hog", ctx, [e for e in ENTRIES if e.name == "rt_cpu_hog"])
     terminal = root / "terminal"
     started = time.monotonic()
-    with open(terminal, "wb") as seen, redirected_fds(seen.fileno()):
+    with open(terminal, "wb") as seen, redirected_fds(seen.fileno()), PeakMemory() as memory:
         grade_class(ctx.submissions, ctx.course, say=lambda *a: None, timeout=10, progress=False)
+        bomb = zip_bomb(root)
     corpus_seconds = time.monotonic() - started
     missing = {s: why for s, a, why in write_report(ctx.course)[1] if a == A01}
-    started = time.monotonic()
-    alone_rows = grade_class(root / "alone", root / "alone_course", say=lambda *a: None, timeout=10, progress=False)
-    measures = {
-        "corpus_seconds": corpus_seconds,
-        "alone_seconds": time.monotonic() - started,
-        "controls_alone": {s: sum(r["part_score"] for r in alone_rows if r["student_id"] == s
-                                  and not r["needs_manual_grade"]) for s in CONTROLS},
-        "terminal": terminal.read_bytes(),
-        "zip_bomb": zip_bomb(root),
-        # the largest resident set of this process and of any process it waited for (workers, nbgrader)
-        "peak_rss_mib": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024,
-    }
+    timed = {}
+    for name in ("alone", "beside_hog"):
+        started = time.monotonic()
+        rows = grade_class(root / name, root / f"{name}_course", say=lambda *a: None, timeout=10, progress=False)
+        timed[name] = (time.monotonic() - started, {s: sum(r["part_score"] for r in rows if r["student_id"] == s
+                                                        and not r["needs_manual_grade"]) for s in CONTROLS})
+    measures = {"corpus_seconds": corpus_seconds, "timed": timed, "terminal": terminal.read_bytes(),
+                "zip_bomb": bomb, "memory": memory}
     return ctx, outcomes(ctx, [*CONTROLS, *(e.name for e in ENTRIES)], missing), measures
 
 
@@ -200,7 +245,11 @@ def outcomes(ctx, students, missing=None):
                                    for o in c.get("outputs", [])])
                 if LEAKED in text:
                     notes.append("read forbidden files/network")
-                if WROTE in text:
+                # a kernel's /tmp is its own tmpfs: a canary "written to /tmp" went there (cleanup() looks at the
+                # host's /tmp for the file itself)
+                said = [line for line in text.replace("\\n", "\n").splitlines()
+                        if WROTE in line and f"{WROTE} /tmp/{CANARY}_" not in line]
+                if said:
                     notes.append("wrote outside the output folders")
             else:
                 notes.append("not graded" + (f": {missing[student]}" if student in missing else ""))
@@ -237,6 +286,7 @@ def cell_text(result):
 def main():
     parser = argparse.ArgumentParser(prog="python -m tests.redteam.compare", description=__doc__.split("\n")[0])
     parser.add_argument("--keep", help="work in this folder and keep it (default: a temporary one, removed)")
+    parser.add_argument("--ours-only", action="store_true", help="skip plain nbgrader: this grader's run only")
     args = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("compare: run as root (the plain side switches to the user nobody)")
@@ -247,8 +297,11 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     os.environ[SEED_VARIABLE] = str(SEED)
     try:
-        plain_ctx, plain = plain_nbgrader(root, server.server_address[1])
-        plain_left = cleanup(plain_ctx)
+        if args.ours_only:
+            plain, plain_left = {}, "not run (--ours-only)"
+        else:
+            plain_ctx, plain = plain_nbgrader(root, server.server_address[1])
+            plain_left = cleanup(plain_ctx)
         ours_ctx, ours, measures = this_grader(root, server.server_address[1])
         ours_left = cleanup(ours_ctx)
     finally:
@@ -263,16 +316,20 @@ def main():
     print("|---|---|---|---|---|")
     for student in [*CONTROLS, *(e.name for e in ENTRIES)]:
         deserved = sum(v for k, v in expected[student].items() if k.startswith("test_") and v != MANUAL)
-        plain_text = f"not run plainly: {why_not[student]}" if student in why_not else cell_text(plain[student])
+        plain_text = (f"not run plainly: {why_not[student]}" if student in why_not else
+                      cell_text(plain[student]) if student in plain else "not run")
         print(f"| {student} | {about.get(student, 'control')} | {deserved:g}/8 | {plain_text} | "
               f"{cell_text(ours[student])} |")
     print(f"\nleft behind by plain nbgrader (removed now): {plain_left or 'nothing'}")
     print(f"left behind by this grader (removed now): {ours_left or 'nothing'}")
+    (alone, alone_scores), (hog, hog_scores) = measures["timed"]["alone"], measures["timed"]["beside_hog"]
     print(f"\nthis grader: the corpus ({len(ENTRIES)} entries and {len(CONTROLS)} controls) in "
-          f"{measures['corpus_seconds']:.0f} s; the controls alone in {measures['alone_seconds']:.0f} s, scoring "
-          f"{measures['controls_alone']}")
-    print(f"peak resident memory of the grading processes (the 450 MiB display and the zip bomb included): "
-          f"{measures['peak_rss_mib']:.0f} MiB")
+          f"{measures['corpus_seconds']:.0f} s; the {len(CONTROLS)} controls alone in {alone:.0f} s, scoring "
+          f"{alone_scores}; beside rt_cpu_hog in {hog:.0f} s, scoring {hog_scores}")
+    memory = measures["memory"]
+    print(f"peak resident memory of the grading processes, kernels aside, over the corpus (its 450 MiB display "
+          f"included) and the zip bomb: {memory.total / 2**20:.0f} MiB in all, {memory.largest / 2**20:.0f} MiB "
+          f"in the largest process")
     size, said = measures["zip_bomb"]
     print(f"zip bomb ({size / 2**20:.1f} MB holding a 2 GiB notebook): {'; '.join(said) or 'nothing said'}")
     escapes = measures["terminal"].count(b"\x1b")
