@@ -45,15 +45,42 @@ def write(nb, path):
 
 # ---------------------------------------------------------------- source/
 
+INTRO = {  # the line above a generated cell, which is collapsed: what it holds
+    "checks": "The next cell, collapsed, holds the course's checks: the comparisons the grader makes too. You "
+              "need nothing but this notebook to run them; open the cell to read them.",
+    None: "The next cell, collapsed, holds the true values for the check below and the values some common "
+          "mistakes give, computed by the course's reference code.",
+}
+OLD_INTRO = "The checks below are the course's own; you need nothing but this notebook to run them."
+
+
 def refresh_generated_cells(nb):
-    """Rewrite the cells the build owns (checks and reference values); True if any changed."""
+    """Rewrite the cells the build owns (checks and reference values); True if any changed.
+
+    They are collapsed (JupyterLab's and Notebook 7's "source_hidden"): a student reads the text and the
+    TODOs, not pages of numbers. One line of markdown above each, which the build owns too, says what it
+    holds."""
     changed = False
-    for cell in nb.cells:
+    i = 0
+    while i < len(nb.cells):
+        cell = nb.cells[i]
         key = cell.metadata.get("course", {}).get("generated")
         if key:
             new = notebook_values.render(key).rstrip("\n")
-            changed |= cell.source != new
+            changed |= cell.source != new or not cell.metadata.get("jupyter", {}).get("source_hidden")
             cell.source = new
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            intro = INTRO.get(key, INTRO[None])
+            before = nb.cells[i - 1] if i else None
+            if before is not None and (before.metadata.get("course", {}).get("intro") or before.source == OLD_INTRO):
+                changed |= before.source != intro
+                before.source = intro
+                before.metadata["course"] = {"intro": True}
+            else:
+                nb.cells.insert(i, nbformat.v4.new_markdown_cell(intro, metadata={"course": {"intro": True}}))
+                changed = True
+                i += 1
+        i += 1
     return changed
 
 

@@ -263,24 +263,24 @@ def fresh_05_softmax(rng, per_query=False):
 
 
 def book_05_loop():
-    """Seed 002's loop over heads: q (B=3, C=11, E=8), keys and values (C, E) shared by the batch, N=4 heads,
+    """The tutorial-style loop over heads: q (B=3, C=11, E=8), keys and values (C, E) shared by the batch, H=4 heads,
     proj (E, E); all from np.random.rand as in the seed (seed 2)."""
     np.random.seed(2)
     B, C, E = 3, 11, 8
     q = np.random.rand(B, C, E)
     k = np.random.rand(C, E)
     v = np.random.rand(C, E)
-    N = 4
+    H = 4
     proj = np.random.rand(E, E)
-    return dict(q=q, k=k, v=v, N=N, E=E, proj=proj)
+    return dict(q=q, k=k, v=v, H=H, E=E, proj=proj)
 
 
 def fresh_05_loop(rng):
     """The loop's inputs of another size: 2-3 heads of size 2, 3 or 5, B=2 or 4, 3-7 queries and 3-7 keys."""
-    N, d, B = int(rng.choice((2, 3))), int(rng.choice((2, 3, 5))), int(rng.choice((2, 4)))
-    E, C, C_k = N * d, int(rng.integers(3, 8)), int(rng.integers(3, 8))
+    H, d, B = int(rng.choice((2, 3))), int(rng.choice((2, 3, 5))), int(rng.choice((2, 4)))
+    E, C, C_k = H * d, int(rng.integers(3, 8)), int(rng.integers(3, 8))
     return dict(q=rng.normal(size=(B, C, E)), k=rng.normal(size=(C_k, E)), v=rng.normal(size=(C_k, E)),
-                N=N, E=E, proj=rng.normal(0, 1 / np.sqrt(E), size=(E, E)))
+                H=H, E=E, proj=rng.normal(0, 1 / np.sqrt(E), size=(E, E)))
 
 
 # ---- Notebook 03: Permutation equivariance

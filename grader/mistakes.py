@@ -669,10 +669,10 @@ MHA_05 = [_mha_with_masked_softmax_05(m) for m in MASKED_SOFTMAX_05] + [
 
 
 HEAD_SCALED_BY_E = Mistake(
-    "scaled by sqrt(E), not sqrt(E/N)",
-    "each head's dot products are sums over its E/N features: divide them by np.sqrt(split_dim), the "
+    "scaled by sqrt(E), not sqrt(E/H)",
+    "each head's dot products are sums over its E/H features: divide them by np.sqrt(split_dim), the "
     "head's size, not by np.sqrt(E)",
-    lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"], scale=1 / np.sqrt(i["N"]))])
+    lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["H"], i["proj"], scale=1 / np.sqrt(i["H"]))])
 
 
 def _init_05(i, std=None, uniform=False, global_rng=False, transposed=False):

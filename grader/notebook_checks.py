@@ -7,6 +7,14 @@ RTOL, ATOL = 1e-4, 1e-6
 _allclose = np.allclose  # bound now: a later `np.allclose = ...` in the notebook cannot make a check pass
 
 
+class CheckFailed(AssertionError):
+    """A check that found something wrong: shown as its message alone, not a traceback through this cell."""
+
+    def _render_traceback_(self):  # IPython shows these lines instead of the traceback
+        return [f"\033[0;31mCheck failed:\033[0m {line}" if i == 0 else line
+                for i, line in enumerate(str(self).splitlines())]
+
+
 def _same(yours, true):
     """Equal within the tolerances; nan and inf must stand in the same places."""
     yours, true = np.squeeze(yours), np.squeeze(true)
@@ -18,29 +26,35 @@ def check(name, yours, true, mistakes=None):
     yours = np.asarray(yours, dtype=float)
     true = np.asarray(true, dtype=float)
     if np.squeeze(yours).shape != np.squeeze(true).shape:
-        raise AssertionError(f"{name} has shape {yours.shape}; it should have shape {true.shape}")
+        raise CheckFailed(f"{name} has shape {yours.shape}; it should have shape {true.shape}")
     if _same(yours, true):
         print(f"OK: {name} matches the true values (largest difference {np.max(np.abs(yours - true.reshape(yours.shape))):.1e})")
         return
     for mistake, value in (mistakes or {}).items():
         if _same(yours, value):
-            raise AssertionError(f"{name} is wrong. Recognised mistake, {mistake}")
+            raise CheckFailed(f"{name} is wrong. Recognised mistake, {mistake}")
     if not np.all(np.isfinite(yours)):
-        raise AssertionError(f"{name} contains nan or inf: look for an overflow in np.exp")
-    with np.printoptions(precision=8, suppress=False):
-        raise AssertionError(f"{name} is wrong.\nYours:\n{yours}\nTrue:\n{true}")
+        raise CheckFailed(f"{name} contains nan or inf: look for an overflow in np.exp")
+    yours = np.squeeze(yours)
+    true = np.squeeze(true).reshape(yours.shape)
+    off = ~np.isclose(yours, true, rtol=RTOL, atol=ATOL)
+    where = np.unravel_index(np.argmax(np.abs(yours - true)), yours.shape)
+    at = f"at index {tuple(int(i) for i in where)} " if yours.ndim else ""
+    raise CheckFailed(f"{name} is wrong: {int(off.sum())} of {off.size} entries differ from the true values; "
+                      f"the largest difference is {at}(yours {yours[where]:.6g}, true {true[where]:.6g}).")
 
 
 def check_columns_sum_to_one(name, A):
     """Attention weights: every column is a distribution over the keys."""
     A = np.asarray(A, dtype=float)
     if np.any(A < 0):
-        raise AssertionError(f"{name} has negative entries: a softmax output never does")
+        raise CheckFailed(f"{name} has negative entries: a softmax output never does")
     sums = A.sum(axis=0)
     if not np.allclose(sums, 1.0, rtol=RTOL, atol=ATOL):
         rows = A.sum(axis=1)
         hint = " (its rows do: the softmax ran over rows, not columns)" if np.allclose(rows, 1.0) else ""
-        raise AssertionError(f"{name}: columns sum to {np.round(sums, 6)}, not 1{hint}")
+        worst = int(np.argmax(np.abs(sums - 1)))
+        raise CheckFailed(f"{name}: its columns should each sum to 1; column {worst} sums to {sums[worst]:.6g}{hint}")
     print(f"OK: every column of {name} sums to 1")
 
 
@@ -50,6 +64,6 @@ def unchanged(name, function, *args):
     result = function(*copies)
     for n, (given, copy) in enumerate(zip(args, copies)):
         if isinstance(given, np.ndarray) and not (given.shape == copy.shape and np.array_equal(given, copy, equal_nan=True)):
-            raise AssertionError(f"{name} changed its argument {n + 1} in place, so the caller's array is "
+            raise CheckFailed(f"{name} changed its argument {n + 1} in place, so the caller's array is "
                                  "overwritten: work on a copy (or build a new array) and leave it as it was")
     return result

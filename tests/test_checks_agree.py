@@ -1,5 +1,6 @@
 """The notebook's visible check and the sealed verdict agree: for every sample student and every graded
-part, the check a student runs fails exactly when grading gives less than full marks.
+part, the check a student runs fails exactly when grading gives less than full marks; and a failing check
+shows its message in a line or two (CheckFailed), not a traceback through the check's code.
 
 A part that calls another graded part (Probe.uses) is marked with the course's version of that helper
 when the student's own is wrong, so its verdict and its check (which runs the student's helper) speak of
@@ -51,19 +52,31 @@ def _modules_restored():
                     setattr(module, name, value)
 
 
-def checks_failed(student):
-    """{grade_id of a graded test cell: whether its visible check raised}, running the notebook top to bottom."""
+MAX_CHECK_LINES = 2  # what a failing check may show: its message, in a line or two
+
+
+def checks_failed(student, shown=None):
+    """{grade_id of a graded test cell: whether its visible check raised}, running the notebook top to bottom.
+
+    shown: if a dict, gets {grade_id: (exception type, lines shown)} of every check that failed by an
+    AssertionError (a check's own verdict, not an error in the student's code)."""
     shell = _shell()
     shell.reset(new_session=False)
     failed = {}
+    tracebacks = []
+    shell._showtraceback = lambda etype, value, stb: tracebacks.append((etype, stb))  # what IPython would show
     with _modules_restored():
         for cell in submission(student).cells:
             if cell.cell_type != "code":
                 continue
+            tracebacks.clear()
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 result = shell.run_cell(cell.source, store_history=False)
             if utils.is_grade(cell) and not utils.is_solution(cell):
                 failed[cell.metadata.nbgrader["grade_id"]] = not result.success
+                if shown is not None and not result.success and isinstance(result.error_in_exec, AssertionError):
+                    lines = sum(len(str(s).splitlines()) for _, stb in tracebacks for s in stb)
+                    shown[cell.metadata.nbgrader["grade_id"]] = (type(result.error_in_exec).__name__, lines)
     import matplotlib.pyplot as plt
     plt.close("all")
     return failed
@@ -76,7 +89,8 @@ def disagreements(key):
     points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
               for c in submission(student).cells if utils.is_grade(c)}
     out = []
-    for part, failed in checks_failed(student).items():
+    shown = {}
+    for part, failed in checks_failed(student, shown).items():
         expected = student.expected.get(part)
         if expected is None or expected == MANUAL:
             continue
@@ -87,6 +101,10 @@ def disagreements(key):
         if failed == full:
             out.append(f"{key[0]} {key[1]} {part}: the check {'fails' if failed else 'passes'} but the verdict "
                        f"gives {expected} of {points[part]:g}")
+    for part, (kind, lines) in shown.items():
+        if kind != "CheckFailed" or lines > MAX_CHECK_LINES:
+            out.append(f"{key[0]} {key[1]} {part}: the failing check shows a {kind} in {lines} lines, not a "
+                       f"message of at most {MAX_CHECK_LINES}")
     return out
 
 

@@ -90,7 +90,7 @@ def _loop_cases(rng):
     out = [Case("book", cases.book_05_loop())]
     for _ in range(N_FRESH):
         i = cases.fresh_05_loop(rng)
-        out.append(Case("fresh", i, about=f"q {i['q'].shape}, k and v {i['k'].shape}, N={i['N']} heads"))
+        out.append(Case("fresh", i, about=f"q {i['q'].shape}, k and v {i['k'].shape}, H={i['H']} heads"))
     return out
 
 
@@ -126,7 +126,7 @@ PROBES = {
         outputs=("attention",),
         from_kernel=("softmax", "masked_softmax"),
         cases=_loop_cases,
-        reference=lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"])],
+        reference=lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["H"], i["proj"])],
         mistakes=[mistakes.HEAD_SCALED_BY_E],
     ),
     "test_transpose_qkv": Probe(
@@ -229,7 +229,7 @@ def _transpose_values():
 
 def _loop_values():
     i = cases.book_05_loop()
-    true = ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["N"], i["proj"])
+    true = ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["H"], i["proj"])
     return {"attention_loop_true": true,
             "loop_mistakes": _differing([mistakes.HEAD_SCALED_BY_E], i, true, index=0)}
 

@@ -131,23 +131,24 @@ class MultiHeadAttention:
         output_concat = self.transpose_output(output)
         return np.dot(output_concat, self.W_o) + self.b_o'''
 
-# Seed 002's loop over heads as written, from `split_dim` on: the lines before it in the seed's cell
-# (N = 4, the assert, proj = np.random.rand(E, E)) are the notebook's read-only inputs cell.
+# Seed 002's loop over heads as written, from `split_dim` on, its number of heads N named H as in the notebook;
+# the lines before it in the seed's cell (N = 4, the assert, proj = np.random.rand(E, E)) are the notebook's
+# read-only inputs cell.
 SEED_002_LOOP = """\
-split_dim = E // N
+split_dim = E // H
 heads = []
 
-for i in range(N):
-    q_head = q[:, :, i * split_dim: (i + 1) * split_dim]    # (B, C, E / N)
-    k_head = k[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / N)
-    v_head = v[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / N)
+for i in range(H):
+    q_head = q[:, :, i * split_dim: (i + 1) * split_dim]    # (B, C, E / H)
+    k_head = k[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / H)
+    v_head = v[   :, i * split_dim: (i + 1) * split_dim]    # (C, E / H)
     # print(q_head.shape, k_head.T.shape, v_head.shape)
 
     scores = q_head @ k_head.T / np.sqrt(split_dim)         # (B, C, C)
     attention_weights = softmax(scores)                     # (B, C, C)
 
     # weighted sum of values
-    local_head = attention_weights @ v_head                 # (B, C, E / N)
+    local_head = attention_weights @ v_head                 # (B, C, E / H)
     heads.append(local_head)
 
 raw_multi_head_output = np.concatenate(heads, axis=-1)      # (B, C, E)
@@ -218,7 +219,7 @@ STUDENTS.update({
         edits={"loop_heads": [("head_scores = q_head @ k_head.T / np.sqrt(split_dim)",
                                "head_scores = q_head @ k_head.T / np.sqrt(E)")],
                "init_weight_def": [(INIT, "W = rng.random((fan_in, fan_out))")]},
-        diagnoses={"test_loop_heads": "scaled by sqrt(E), not sqrt(E/N)",
+        diagnoses={"test_loop_heads": "scaled by sqrt(E), not sqrt(E/H)",
                    "test_init_weight": "weights from a uniform draw in [0, 1)"}),
     "init_not_scaled": Student(
         A05, _05(test_init_weight=0), edits={"init_weight_def": [(INIT, INIT.replace("1.0 / np.sqrt(fan_in)", "1.0"))]},
