@@ -13,9 +13,10 @@ kernel (no network, nothing of the course, read-only system), started as root
 with only CAP_SETUID/SETGID/SETPCAP/CHOWN/SYS_ADMIN. It runs no student code.
 Each forked kernel, before it runs anything:
 
-* enters a mount namespace of its own with its own tmpfs's on /tmp (its HOME) and
-  /dev/shm, bounded in size and in files; it sees no other kernel's files, and
-  what it writes there (undeletable files included) goes with its namespace;
+* enters a mount namespace of its own with its own tmpfs's on /tmp/k<uid> (its
+  HOME and TMPDIR) and /dev/shm, bounded in size and in files; it sees no other
+  kernel's files, and what it writes there (undeletable files included) goes
+  with its namespace; /tmp itself is root's and read-only to it;
 * gets its socket directory, /run/kernel/k<uid>, as a 1 MiB tmpfs of its own,
   which the zygote unmounts when the kernel is released;
 * drops the capability bounding set, switches to a fresh unprivileged uid (so
@@ -83,6 +84,10 @@ RUN = config["run_dir"]
 def run_dir(uid):
     return f"{RUN}/k{uid}"
 
+def home_dir(uid):
+    # Under /tmp, not /tmp itself: a tmpfs over /tmp would hide a Python installed below it (a venv in /tmp).
+    return f"/tmp/k{uid}"
+
 def check(result, what):
     if result != 0:
         errno = ctypes.get_errno()
@@ -93,15 +98,17 @@ def mount_tmpfs(path, options):
     check(libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), f"mount {path}")
 
 def own_mounts(uid):
-    """This kernel's /tmp (its HOME) and /dev/shm: tmpfs's of its own, in a mount namespace of its own.
+    """This kernel's home (/tmp/k<uid>, also its TMPDIR) and /dev/shm: tmpfs's of its own, in a mount
+    namespace of its own.
 
-    Nothing it writes there is seen by, or takes space from, any other kernel; the namespace
-    and its tmpfs's go when its last process does, whatever it left (files it made undeletable
-    included).
+    Nothing it writes there is seen by, or takes space from, any other kernel (each sees the others'
+    homes as empty mount points); the namespace and its tmpfs's go when its last process does,
+    whatever it left (files it made undeletable included). /tmp itself is the zygote's, root's and
+    read-only to kernels.
     """
     check(libc.unshare(CLONE_NEWNS), "unshare")
     check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make mounts private")
-    mount_tmpfs("/tmp", f"size={config['tmp_size']},nr_inodes={config['inodes']},mode=0700,uid={uid},gid={uid}")
+    mount_tmpfs(home_dir(uid), f"size={config['tmp_size']},nr_inodes={config['inodes']},mode=0700,uid={uid},gid={uid}")
     mount_tmpfs("/dev/shm", f"size={config['shm_size']},nr_inodes={config['inodes']},mode=1777")
 
 def become(uid):
@@ -125,7 +132,7 @@ def kernel(uid, connection_file):
         resource.setrlimit(getattr(resource, name), (value, value))
     own_mounts(uid)
     become(uid)
-    home = "/tmp"
+    home = home_dir(uid)
     os.chdir(home)
     os.environ.update(HOME=home, TMPDIR=home, MPLCONFIGDIR=home)
     numpy.random.seed()  # the global generator was seeded in the zygote: reseed per kernel
@@ -192,6 +199,7 @@ def limit_output(shell, limit, display_limit):
 def spawn(uid, connection):
     # The kernel's sockets: a tiny tmpfs of its own here, in the zygote's mount namespace,
     # where the grader reaches them through /proc/<sandbox init>/root.
+    os.mkdir(home_dir(uid), 0o755)  # where the kernel mounts its home, in its own namespace
     run = run_dir(uid)
     os.mkdir(run, 0o755)
     mount_tmpfs(run, "size=1m,nr_inodes=64,mode=0755")
@@ -231,6 +239,10 @@ def killall(uid):
     if os.path.isdir(run):
         libc.umount2(run.encode(), MNT_DETACH)  # whatever is in it, however its modes were set
         os.rmdir(run)
+    try:
+        os.rmdir(home_dir(uid))  # an empty mount point here: its tmpfs was the kernel's namespace's
+    except OSError:
+        pass
 
 def status(pid):
     try:

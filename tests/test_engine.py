@@ -143,7 +143,7 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
                   "print(os.getuid(), os.path.expanduser('~'))\n")
         a = (await execute(clients[0], whoami)).split()
         b = (await execute(clients[1], whoami)).split()
-        peek = await execute(clients[1], f"import glob\nprint(sorted(glob.glob('/tmp/answers-*')))")
+        peek = await execute(clients[1], f"import glob\nprint(sorted(glob.glob('/tmp/*/answers-*')))")
         signal_a = await execute(clients[1], f"import os, signal\nos.kill({kms[0].provisioner.pid}, 0)")
         for kc, km in zip(clients, kms):
             kc.stop_channels()
@@ -152,7 +152,7 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
 
     (uid_a, home_a), (uid_b, home_b), peek, signal_a = asyncio.run(run())
     assert uid_a != uid_b and int(uid_a) >= 2_000_000_000
-    assert peek.strip() == f"['/tmp/answers-{uid_b}']"   # B sees its own /tmp only, nothing of A's
+    assert peek.strip() == f"['/tmp/k{uid_b}/answers-{uid_b}']"   # B sees its own home only, nothing of A's
     assert signal_a in ("PermissionError", "ProcessLookupError")  # nor can it signal A's kernel
     time.sleep(0.2)
     for uid in (uid_a, uid_b):  # nothing of either survives its kernel, not even a detached sleep
@@ -190,37 +190,41 @@ async def _run_forked(code, zygote=None):
 
 FILL_AND_LOCK = """\
 import os
-os.makedirs('/tmp/locked', exist_ok=True)
+locked = os.path.expanduser('~/locked')
+os.makedirs(locked, exist_ok=True)
 n = 0
 try:
     while True:
-        with open(f'/tmp/locked/{n}', 'wb') as f:
+        with open(f'{locked}/{n}', 'wb') as f:
             f.write(b'x' * 2**23)
         n += 1
 except OSError:
     pass
-for d in ('/dev/shm', f'/run/kernel/k{os.getuid()}'):
+for d in ('/tmp', '/dev/shm', f'/run/kernel/k{os.getuid()}'):
     try:
         with open(f'{d}/fill', 'wb') as f:
             f.write(b'x' * 2**27)
     except OSError:
         pass
-os.chmod('/tmp/locked', 0o500)   # its owner cannot delete what is in it now
+os.chmod(locked, 0o500)   # its owner cannot delete what is in it now
 print(n)"""
 
 
 @root_only
 def test_a_kernel_that_fills_and_locks_its_tmp_leaves_the_next_one_everything():
-    """/tmp, /dev/shm and the socket directory filled, the files made undeletable: the next kernel of the same
-    zygote starts, sees none of it and has all its space (they were a shared tmpfs once, and this took
-    every later kernel of the run down with 'No space left on device')."""
+    """Its home, /dev/shm and the socket directory filled, the files made undeletable (and /tmp tried): the next
+    kernel of the same zygote starts, sees none of it and has all its space (they were a shared tmpfs once,
+    and this took every later kernel of the run down with 'No space left on device')."""
     from grader.forkserver import zygote
     before = zygote()
     filled = asyncio.run(_run_forked(FILL_AND_LOCK))
     assert int(filled) >= 32, filled  # it did fill its /tmp (8 MiB a file)
-    seen = asyncio.run(_run_forked("import os, shutil\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'), "
-                                   "shutil.disk_usage('/tmp').used < 2**20)"))
-    assert seen.strip() == "['.ipython'] [] True" or seen.strip() == "[] [] True", seen
+    seen = asyncio.run(_run_forked("import glob, os, shutil\nhome = os.path.expanduser('~')\n"
+                                   "print(sorted(os.listdir(home)), os.listdir('/dev/shm'), "
+                                   "shutil.disk_usage(home).used < 2**20, [os.listdir(d) for d in glob.glob('/tmp/k*')])"))
+    # its own home and /dev/shm are empty and have all their space; every home it sees under /tmp is empty
+    assert seen.strip() in ("['.ipython'] [] True", "[] [] True") or seen.startswith("['.ipython'] [] True ["), seen
+    assert "locked" not in seen, seen
     assert zygote() is before
 
 

@@ -251,10 +251,7 @@ def test_no_attack_marker_reaches_a_returned_notebook(run):
         for c in nb.cells:
             for o in c.get("outputs", []):
                 text = str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-                # A kernel's /tmp is a tmpfs of its own: a canary written "to /tmp" is written there, and
-                # the host's /tmp is checked for the file itself (test_nothing_is_written_outside...).
-                said = [line for line in text.splitlines() if not line.startswith(f"{WROTE} /tmp/{CANARY}_")]
-                if any(LEAKED in line or WROTE in line for line in said):
+                if LEAKED in text or WROTE in text:
                     found.append(f"{path.parent.parent.name}: {text.strip()[:200]}")
     assert not found, found
 

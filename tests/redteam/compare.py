@@ -245,11 +245,7 @@ def outcomes(ctx, students, missing=None):
                                    for o in c.get("outputs", [])])
                 if LEAKED in text:
                     notes.append("read forbidden files/network")
-                # a kernel's /tmp is its own tmpfs: a canary "written to /tmp" went there (cleanup() looks at the
-                # host's /tmp for the file itself)
-                said = [line for line in text.replace("\\n", "\n").splitlines()
-                        if WROTE in line and f"{WROTE} /tmp/{CANARY}_" not in line]
-                if said:
+                if WROTE in text:
                     notes.append("wrote outside the output folders")
             else:
                 notes.append("not graded" + (f": {missing[student]}" if student in missing else ""))

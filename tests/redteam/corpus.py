@@ -528,22 +528,23 @@ def _kernelspec(nb):
 # ------------------------------------------------------------------ neighbours, the host, the instructor (issue 14)
 
 POISON_TMP = """\
-# red team: fill /tmp, /dev/shm and the socket directory, then make the files undeletable
+# red team: fill the home directory, /tmp, /dev/shm and the socket directory, then make the files undeletable
 import os
-os.makedirs('/tmp/locked', exist_ok=True)
-for n in range(128):            # 1 GiB at most: the sandbox's /tmp holds less
+locked = os.path.join(os.path.expanduser('~'), 'locked')
+os.makedirs(locked, exist_ok=True)
+for n in range(128):            # 1 GiB at most: the sandbox's home holds less
     try:
-        with open(f'/tmp/locked/{n}', 'wb') as f:
+        with open(f'{locked}/{n}', 'wb') as f:
             f.write(b'x' * 2**23)
     except OSError:
         break
-for where in ('/dev/shm', f'/run/kernel/k{os.getuid()}', '/run/kernel', '/tmp', '/scratch'):
+for where in ('/tmp', '/dev/shm', f'/run/kernel/k{os.getuid()}', '/run/kernel', '/scratch'):
     try:
         with open(f'{where}/fill', 'wb') as f:
             f.write(b'x' * 2**27)
     except OSError:
         pass
-os.chmod('/tmp/locked', 0o500)  # its owner cannot delete what is in it now"""
+os.chmod(locked, 0o500)  # its owner cannot delete what is in it now"""
 
 CPU_HOG = """\
 # red team: 200 busy processes in sessions of their own, left running when the notebook ends
@@ -752,9 +753,9 @@ ENTRIES = [
     _e("rt_forged_report_shape", "every probe report rewritten to claim shape [2**32, 2**32] with no data",
        _wrong_with(None, FORGED_SHAPE), WRONG_01),
     # neighbours, the host and the instructor (issue 14)
-    _e("rt_poison_tmp", "the wrong answer; fills /tmp, /dev/shm and the socket directory, then makes the files "
-       "undeletable", _wrong_with(None, POISON_TMP, where="after", at="test_self_attention"), WRONG_01,
-       plain="it would fill the grading machine's own /tmp"),
+    _e("rt_poison_tmp", "the wrong answer; fills its home, /tmp, /dev/shm and the socket directory, then makes the "
+       "files undeletable", _wrong_with(None, POISON_TMP, where="after", at="test_self_attention"), WRONG_01,
+       plain="it would fill the grading machine's own disk"),
     _e("rt_cpu_hog", "the answer key, then 200 busy processes in sessions of their own, left running",
        writes(lambda ctx: append(key_notebook(), fill(CPU_HOG, ctx, MARK=daemon_mark(ctx)))), FULL, daemon=True,
        plain="200 busy processes would run on the grading machine for the rest of the run"),
