@@ -100,3 +100,18 @@ def test_generated_cells_are_collapsed_and_introduced_by_a_line(folder):
             if before.cell_type != "markdown" or not before.source.startswith("The next cell, collapsed, holds"):
                 wrong.append(f"{path.name} cell {i}: no line above it says what it holds")
     assert not wrong, wrong
+
+
+def test_every_figure_has_alt_text_in_the_feedback_template():
+    """A figure cell says what its figure shows ("alt" in the cell's metadata), which nbconvert's classic
+    template, and so nbgrader's feedback, puts on the image: no "No description has been provided"."""
+    from nbconvert import HTMLExporter
+    exporter = HTMLExporter(template_name="classic")
+    missing = []
+    for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        html, _ = exporter.from_notebook_node(nb)
+        images = re.findall(r"<img\b[^>]*>", html)
+        assert images, f"{path.name}: no figure rendered"
+        missing += [f"{path.name}: {tag[:60]}..." for tag in images if 'alt="' not in tag or "No description" in tag]
+    assert not missing, missing
