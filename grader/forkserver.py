@@ -438,6 +438,7 @@ class ForkedKernelManager(AsyncKernelManager):
         super().__init__(**kwargs)
         self.transport = "ipc"
         self._uid = None
+        self._cgroup = None
 
     def client(self, **kwargs):
         return bounded_client(super().client(**kwargs), self._sandbox_config().max_message_size)
@@ -484,7 +485,7 @@ class ForkedKernelManager(AsyncKernelManager):
         if self._uid is not None and not restart:
             self._zygote.release(self._uid)  # whatever the kernel left running goes too
             self._uid = None
-            group, self._cgroup = getattr(self, "_cgroup", None), None
+            group, self._cgroup = self._cgroup, None
             if group is not None:
                 group.close()
 

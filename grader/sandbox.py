@@ -280,6 +280,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         super().__init__(**kwargs)
         self._sandbox_dir = None
         self._sandbox_uid = None
+        self._uid_lock = None  # holds _sandbox_uid (see lock_free_uid)
+        self._cgroup = None
 
     @property
     def kernel_spec(self):
@@ -402,13 +404,13 @@ class SandboxedKernelManager(AsyncKernelManager):
             self._remove_sandbox_dir()
 
     def _remove_sandbox_dir(self):
-        group, self._cgroup = getattr(self, "_cgroup", None), None
+        group, self._cgroup = self._cgroup, None
         if group is not None:
             group.close()
         if self._sandbox_dir is not None:
             shutil.rmtree(self._sandbox_dir, ignore_errors=True)
             self._sandbox_dir = None
-        lock, self._uid_lock = getattr(self, "_uid_lock", None), None
+        lock, self._uid_lock = self._uid_lock, None
         if lock is not None:
             lock.close()
         self._sandbox_uid = None

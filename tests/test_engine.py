@@ -116,17 +116,8 @@ def test_a_forked_kernel_runs_a_notebook_as_a_sandboxed_one_does():
 def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
     from grader.forkserver import ForkedKernelManager
 
-    async def execute(kc, code):
-        msg_id = kc.execute(code)
-        text = ""
-        while True:
-            msg = await kc.get_iopub_msg(timeout=30)
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            if msg["msg_type"] in ("stream", "error"):
-                text += msg["content"].get("text") or msg["content"].get("ename")
-            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                return text
+    def execute(kc, code):
+        return _execute(kc, code, evalue=False)
 
     async def run():
         kms = [ForkedKernelManager(kernel_name="python3") for _ in range(2)]
@@ -163,14 +154,9 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
         free.close()
 
 
-async def _run_forked(code, zygote=None):
-    """Run code in a forked kernel; (its output and errors as text, its kernel manager)."""
-    from grader.forkserver import ForkedKernelManager
-    km = ForkedKernelManager(kernel_name="python3")
-    await km.start_kernel()
-    kc = km.client()
-    kc.start_channels()
-    await kc.wait_for_ready(timeout=60)
+async def _execute(kc, code, evalue=True):
+    """Run code through a started kernel client; its output and errors as text ("Name: message", or the
+    name alone without evalue)."""
     msg_id = kc.execute(code)
     text = ""
     while True:
@@ -180,9 +166,20 @@ async def _run_forked(code, zygote=None):
         if msg["msg_type"] == "stream":
             text += msg["content"]["text"]
         if msg["msg_type"] == "error":
-            text += f"{msg['content']['ename']}: {msg['content']['evalue']}"
+            text += f"{msg['content']['ename']}: {msg['content']['evalue']}" if evalue else msg["content"]["ename"]
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            break
+            return text
+
+
+async def _run_forked(code):
+    """Run code in a fresh forked kernel, then shut it down; its output and errors as text."""
+    from grader.forkserver import ForkedKernelManager
+    km = ForkedKernelManager(kernel_name="python3")
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=60)
+    text = await _execute(kc, code)
     kc.stop_channels()
     await km.shutdown_kernel(now=True)
     return text

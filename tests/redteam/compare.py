@@ -38,6 +38,7 @@ from grader.build import SOURCE
 from grader.grade import grade_class
 from grader.nbgrader_plugin import SEED_VARIABLE
 from grader.report import write_report
+from grader.sandbox import _children
 from tests.redteam import A01, CANARY, CONTROLS, LEAKED, MANUAL, WROTE, Context, write_controls, write_corpus
 from tests.redteam.corpus import CANARY_STUDENT, ENTRIES, daemon_mark
 from tests.test_redteam import AnswerServer, processes_with, redirected_fds
@@ -163,15 +164,7 @@ class PeakMemory:
 
     def _run(self):
         while not self._stop.wait(self.every):
-            children = {}
-            for entry in os.listdir("/proc"):
-                if entry.isdigit():
-                    try:
-                        with open(f"/proc/{entry}/stat") as f:
-                            ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                    except (OSError, ValueError, IndexError):
-                        continue
-                    children.setdefault(ppid, []).append(int(entry))
+            children = _children()
             total, todo = 0, [os.getpid()]
             while todo:
                 pid = todo.pop()
