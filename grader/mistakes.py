@@ -791,3 +791,62 @@ CHECKER_ROTATIONS_ONLY = Mistake(
     _checker_like(_rotations_only))
 
 PERMUTATION_CHECKER = [CHECKER_ACCEPTS_ALL, CHECKER_REJECTS_ALL, CHECKER_SAME_SET, CHECKER_ROTATIONS_ONLY]
+
+
+# Ways the sinusoidal position encoding goes wrong. Each is the encoding computed that way, (D, N).
+def _encoding_like(i, positions_from=0, exponent=lambda rows, D: 2 * (rows // 2) / D, divide=True,
+                   sin_rows=lambda rows: rows % 2 == 0, frequency_rows=lambda rows, D: rows):
+    """A sinusoidal encoding: the angle of row d, position n is n / 10000**exponent(row), sin or cos by row."""
+    D, N = int(i["D"]), int(i["N"])
+    positions = np.arange(positions_from, positions_from + N)[np.newaxis, :]  # (1, N)
+    rows = np.arange(D)[:, np.newaxis]  # (D, 1)
+    scale = 10000.0 ** exponent(frequency_rows(rows, D), D)  # (D, 1)
+    angles = positions / scale if divide else positions * scale  # (D, N)
+    return np.where(sin_rows(rows), np.sin(angles), np.cos(angles))  # (D, N)
+
+
+def _halves(rows, D):
+    """Row d of a half-and-half layout as the row of the interleaved one with the same frequency."""
+    top = (D + 1) // 2  # the sines fill rows 0..top-1, the cosines the rest
+    return np.where(rows < top, 2 * rows, 2 * (rows - top) + 1)
+
+
+ENCODING_SIN_COS_SWAPPED = Mistake(
+    "sine and cosine swapped",
+    "the even rows hold cosines and the odd rows sines: row 2i is sin(n / 10000**(2i/D)) and row 2i+1 is "
+    "the cosine of the same angle",
+    lambda i: _encoding_like(i, sin_rows=lambda rows: rows % 2 == 1))
+
+ENCODING_FREQUENCY_PER_ROW = Mistake(
+    "a frequency per row, not per pair of rows",
+    "the exponent uses the row index d itself, so no two rows share a frequency: rows 2i and 2i+1 share "
+    "one, 10000**(2i/D), so use 2 * (d // 2) / D",
+    lambda i: _encoding_like(i, exponent=lambda rows, D: rows / D))
+
+ENCODING_EXPONENT_DOUBLED = Mistake(
+    "exponent 2d/D instead of 2i/D",
+    "the exponent is twice the row index over D, so the frequencies fall twice as fast as they should: "
+    "i counts pairs of rows, so rows 2i and 2i+1 both use 10000**(2i/D), that is 2 * (d // 2) / D",
+    lambda i: _encoding_like(i, exponent=lambda rows, D: 2 * rows / D))
+
+ENCODING_HALVES = Mistake(
+    "sines in the top half, cosines in the bottom",
+    "that layout is a position encoding too, but the one asked for here interleaves them: row 2i holds "
+    "the sine and row 2i+1 the cosine of the same angle",
+    lambda i: _encoding_like(i, sin_rows=lambda rows: rows < (int(i["D"]) + 1) // 2,
+                             frequency_rows=_halves))
+
+ENCODING_MULTIPLIED = Mistake(
+    "positions multiplied by 10000**(2i/D)",
+    "the angle is the position divided by 10000**(2i/D), so that the lower rows turn ever more slowly: "
+    "n / 10000**(2i/D), not n * 10000**(2i/D)",
+    lambda i: _encoding_like(i, divide=False))
+
+ENCODING_FROM_ONE = Mistake(
+    "positions counted from 1",
+    "the first token is in position 0, so column 0 is sin(0), cos(0), ...: take the positions from "
+    "np.arange(N)",
+    lambda i: _encoding_like(i, positions_from=1))
+
+POSITION_ENCODING = [ENCODING_SIN_COS_SWAPPED, ENCODING_FREQUENCY_PER_ROW, ENCODING_EXPONENT_DOUBLED,
+                     ENCODING_HALVES, ENCODING_MULTIPLIED, ENCODING_FROM_ONE]

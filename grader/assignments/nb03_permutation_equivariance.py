@@ -1,6 +1,8 @@
 """Notebook 03, permutation equivariance (book 12.1's closing TODO; problem 12.3): probes and check values.
 
-Two parts are graded. `generate_permutation_matrices(n)` is read back as a set (its
+Three parts are graded. `position_encoding(D, N)` is compared with the sinusoidal encoding
+(Vaswani et al., 2017, in the book's column convention) on the book's size and on fresh
+sizes, odd D among them. `generate_permutation_matrices(n)` is read back as a set (its
 distinct matrices, sorted) and a count, so any order is right. The checker
 `is_permutation_equivariant(f, X)` is tried on test functions of fresh X that the
 student has not all seen (cases.PERMUTATION_TEST_FUNCTIONS): it must accept the
@@ -57,6 +59,16 @@ def _permutation_marks(cases_, reasons):
     return share
 
 
+# ---------------------------------------------------------------- position_encoding
+
+def _encoding_cases(rng):
+    """The book's size, then fresh ones: an odd D (the last row is a sine without its cosine), an even D,
+    and N large enough that the fastest rows wrap round several times."""
+    sizes = [(int(rng.choice((5, 7, 9))), int(rng.integers(6, 13))),
+             (int(rng.choice((6, 8, 10, 12))), int(rng.integers(14, 33)))]
+    return [Case("book", {"D": 4, "N": 3})] + [Case("fresh", {"D": D, "N": N}, about=f"D={D}, N={N}") for D, N in sizes]
+
+
 # ---------------------------------------------------------------- is_permutation_equivariant
 
 # Every test function's lambda, one of which the case picks; softmax_down and np are the probe's own,
@@ -108,6 +120,14 @@ def _checker_marks(cases_, reasons):
 
 
 PROBES = {
+    "test_position_encoding": Probe(
+        what="position_encoding",
+        axes=("features", "positions"),
+        call="position_encoding(D, N)",
+        cases=_encoding_cases,
+        reference=lambda i: ref.position_encoding(int(i["D"]), int(i["N"])),
+        mistakes=mistakes.POSITION_ENCODING,
+    ),
     "test_permutation_matrices": Probe(
         what="generate_permutation_matrices",
         axes=("matrices", "rows", "columns"),  # of the distinct matrices read back
@@ -160,7 +180,18 @@ def _checker_book():
             "checker_mistakes": {m.said: verdicts(m.compute) for m in mistakes.PERMUTATION_CHECKER}}
 
 
+def _encoding_book():
+    """The encoding at the book's size and at an odd D, and each mistake's, for the notebook's two checks."""
+    out = {}
+    for D, N, name in ((4, 3, "Pi_true"), (5, 12, "Pi_5_12_true")):
+        i = {"D": D, "N": N}
+        out[name] = ref.position_encoding(D, N)
+        out[name.replace("true", "mistakes").replace("Pi", "encoding")] = {m.said: m.compute(i) for m in mistakes.POSITION_ENCODING}
+    return out
+
+
 VALUES = {
+    "position_encoding_book": _encoding_book,
     "permutation_book": _permutation_book,
     "permutations_3": _permutations_3,
     "permutation_checker_book": _checker_book,

@@ -2,7 +2,8 @@
 from tests.students import MANUAL, Student
 
 A03 = "03_permutation_equivariance"
-FULL_03 = {"test_permutation_matrices": 2, "test_is_permutation_equivariant": 4, "why_positions": MANUAL}
+FULL_03 = {"test_permutation_matrices": 2, "test_position_encoding": 2, "test_is_permutation_equivariant": 4,
+           "why_positions": MANUAL}
 
 
 def _03(**changed):
@@ -114,10 +115,33 @@ def generate_permutation_matrices(n):
 
 GENERATOR = "    permutation_matrices.append(np.eye(n)[:, list(order)])  # (n, n)"
 
+# The encoding as PyTorch tutorials write it: a (N, D) table filled with sines and cosines by slices,
+# its frequencies from np.exp, then transposed into the book's convention. Right for odd D too.
+ENCODING_BY_SLICES = """\
+def position_encoding(D, N):
+  position = np.arange(N)[:, None]  # (N, 1)
+  div_term = np.exp(np.arange(0, D, 2) * (-np.log(10000.0) / D))  # (ceil(D/2),)
+  pe = np.zeros((N, D))
+  pe[:, 0::2] = np.sin(position * div_term)
+  pe[:, 1::2] = np.cos(position * div_term[:D // 2])
+  return pe.T"""
+
+# The same without the [:D // 2]: right for even D, a broadcasting error for odd D.
+ENCODING_EVEN_ONLY = ENCODING_BY_SLICES.replace("div_term[:D // 2]", "div_term")
+
+ENCODING = "  angles = positions / 10000.0 ** (2 * (rows // 2) / D)  # (D, N): rows 2i and 2i+1 share a frequency"
+SINES = "  encoding = np.where(rows % 2 == 0, np.sin(angles), np.cos(angles))  # (D, N): sines in the even rows"
+
+
+def _encoding(old, new):
+    """The answer key's position encoding with one line changed."""
+    return {"position_encoding_def": [(old, new)]}
+
+
 STUDENTS = {
     "correct": Student(A03, FULL_03),
-    "untouched": Student(A03, {"test_permutation_matrices": 0, "test_is_permutation_equivariant": 0,
-                               "why_positions": 0}, untouched=True),
+    "untouched": Student(A03, {"test_permutation_matrices": 0, "test_position_encoding": 0,
+                               "test_is_permutation_equivariant": 0, "why_positions": 0}, untouched=True),
     # Seed 003's generator is right; its checker rejects functions that change the columns but accepts
     # those that only reorder them: half the checker's marks, and the verdict names the same-set check.
     "seed003": Student(
@@ -148,6 +172,38 @@ STUDENTS = {
         diagnoses={"test_is_permutation_equivariant": "rejects an equivariant function"}),
     # Drops the identity: a permutation is missing (zero for the generator), but the identity never
     # shows a violation, so the (right) checker built on it is still right.
+    # The position encoding written the PyTorch way, by slices: full marks.
+    "encoding_by_slices": Student(A03, FULL_03, cells={"position_encoding_def": ENCODING_BY_SLICES}),
+    # Right on the book's D=4 and on the fresh even D, an error on the fresh odd D: the visible check's
+    # D=5 shows it, and the verdict says which input.
+    "encoding_even_only": Student(
+        A03, _03(test_position_encoding=1.33), cells={"position_encoding_def": ENCODING_EVEN_ONLY},
+        diagnoses={"test_position_encoding": "D=5"}),
+    "encoding_sin_cos_swapped": Student(
+        A03, _03(test_position_encoding=0), edits=_encoding(SINES, SINES.replace("rows % 2 == 0", "rows % 2 == 1")),
+        diagnoses={"test_position_encoding": "sine and cosine swapped"}),
+    "encoding_frequency_per_row": Student(
+        A03, _03(test_position_encoding=0), edits=_encoding(ENCODING, ENCODING.replace("2 * (rows // 2) / D", "rows / D")),
+        diagnoses={"test_position_encoding": "a frequency per row, not per pair of rows"}),
+    "encoding_exponent_doubled": Student(
+        A03, _03(test_position_encoding=0), edits=_encoding(ENCODING, ENCODING.replace("2 * (rows // 2) / D", "2 * rows / D")),
+        diagnoses={"test_position_encoding": "exponent 2d/D instead of 2i/D"}),
+    "encoding_multiplied": Student(
+        A03, _03(test_position_encoding=0), edits=_encoding(ENCODING, ENCODING.replace("positions / 10000.0", "positions * 10000.0")),
+        diagnoses={"test_position_encoding": "positions multiplied by 10000**(2i/D)"}),
+    "encoding_from_one": Student(
+        A03, _03(test_position_encoding=0),
+        edits=_encoding("  positions = np.arange(N)[np.newaxis, :]  # (1, N)", "  positions = np.arange(1, N + 1)[np.newaxis, :]  # (1, N)"),
+        diagnoses={"test_position_encoding": "positions counted from 1"}),
+    # Sines in rows 0..ceil(D/2)-1, then the cosines of the same frequencies (a layout some libraries use).
+    "encoding_halves": Student(
+        A03, _03(test_position_encoding=0), cells={"position_encoding_def": """\
+def position_encoding(D, N):
+  half = (D + 1) // 2
+  frequencies = 1 / 10000.0 ** (2 * np.arange(half) / D)  # (half,)
+  angles = frequencies[:, None] * np.arange(N)[None, :]  # (half, N)
+  return np.vstack([np.sin(angles), np.cos(angles[:D - half])])  # (D, N)"""},
+        diagnoses={"test_position_encoding": "sines in the top half, cosines in the bottom"}),
     "identity_left_out": Student(
         A03, _03(test_permutation_matrices=0),
         edits={"permutation_matrices_def": [("  return permutation_matrices", "  return permutation_matrices[1:]")]},
