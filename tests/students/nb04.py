@@ -1,8 +1,8 @@
 """Sample students of notebook 04 (multi-head self-attention)."""
-from tests.students import Student
+from tests.students import MANUAL, Student
 
 A04 = "04_multihead_attention"
-FULL_04 = {"test_attention_weights": 2, "test_multihead": 3, "test_multihead_general": 3}
+FULL_04 = {"test_attention_weights": 2, "test_multihead": 3, "test_multihead_general": 3, "why_heads": MANUAL}
 
 
 def _04(**changed):
@@ -192,7 +192,8 @@ HEADS_LOOP = ("for omega_v, omega_q, omega_k, beta_v, beta_q, beta_k in zip(omeg
 STUDENTS = {
     "correct": Student(A04, FULL_04),
     "correct_other_ways": Student(A04, FULL_04, cells={"multihead_general_def": EINSUM}),
-    "untouched": Student(A04, _04(test_attention_weights=0, test_multihead=0, test_multihead_general=0), untouched=True),
+    "untouched": Student(A04, _04(test_attention_weights=0, test_multihead=0, test_multihead_general=0, why_heads=0),
+                         untouched=True),
     "seed000_final": Student(A04, FULL_04, cells={"multihead_def": SEED_000_FINAL}),
     "seed000_first": Student(A04, _04(test_multihead=0), cells={"multihead_def": SEED_000_FIRST},
                              diagnoses={"test_multihead": "shapes that do not multiply"}),
