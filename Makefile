@@ -23,7 +23,8 @@ demo: tools $(VENV)/installed
 	$(BIN)/python -m grader build
 	rm -rf .course/sample_submissions
 	$(BIN)/python -m tests.sample_class .course/sample_submissions
-	$(BIN)/python -m grader grade .course/sample_submissions --course .course --csv .course/grades.csv
+	$(BIN)/python -m grader grade .course/sample_submissions --course .course --csv .course/grade_table.csv
+	$(BIN)/python -m grader export .course --format canvas
 	$(BIN)/python -m grader diagnose-report .course
 
 test: tools $(VENV)/installed

@@ -11,6 +11,9 @@ executed by nbclient with their outputs stored: nbval's regression target.
 Building twice gives byte-identical files.
 """
 import copy
+import fnmatch
+import hashlib
+import json
 import shutil
 import sys
 import tempfile
@@ -27,6 +30,14 @@ from .nbgrader_plugin import visible_source
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE, RELEASE, SOLUTIONS = ROOT / "source", ROOT / "release", ROOT / "solutions"
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+# What editors and Python leave beside notebooks (JupyterLab's checkpoints, macOS's folder files): never
+# built, never compared, never deleted.
+EDITOR_FILES = (".ipynb_checkpoints", "__pycache__", ".DS_Store", "*~")
+
+
+def _editors(path):
+    """Whether a path (relative to an assignment folder) is, or is inside, something an editor wrote."""
+    return any(fnmatch.fnmatch(part, pattern) for part in path.parts for pattern in EDITOR_FILES)
 
 
 class BuildError(Exception):
@@ -145,15 +156,49 @@ def execute(nb, cwd):
 
 # ---------------------------------------------------------------- the whole build
 
-def build(check=False, only=None, out=sys.stdout):
-    """Build every assignment (or `only` those); with check, compare instead of writing."""
+def _digest(paths):
+    """One hash of these files' names and bytes (editor files left out)."""
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        if path.is_file() and not _editors(path):
+            h.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def inputs_digest(assignment):
+    """What an assignment's build depends on and what it wrote: its source, the course's code (the
+    reference values and checks come from grader/), the nbgrader configuration, and release/ and
+    solutions/ as they are now (a hand edit there is undone by the next build)."""
+    folders = [SOURCE / assignment, RELEASE / assignment, SOLUTIONS / assignment, ROOT / "grader"]
+    return _digest([p for f in folders for p in f.rglob("*")] + [ROOT / "nbgrader_config.py"])
+
+
+STAMPS = ROOT / ".build_stamps.json"  # {assignment: inputs_digest after its last build}; not committed
+
+
+def _stamps():
+    try:
+        return json.loads(STAMPS.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def build(check=False, only=None, out=sys.stdout, force=False):
+    """Build every assignment (or `only` those); with check, compare instead of writing. An assignment
+    whose inputs have not changed since its last build here is not executed again, unless `force`."""
     stale = []
+    stamps = _stamps()
     with tempfile.TemporaryDirectory(prefix="course-built-") as tmp:
         for assignment in only or assignments():
             src_dir = SOURCE / assignment
+            if not check and not force and stamps.get(assignment) == inputs_digest(assignment):
+                print(f"build: {assignment} up to date (nothing it depends on changed since it was built)",
+                      file=out, flush=True)
+                continue
             print(f"build: {assignment}", file=out, flush=True)
             staged = Path(tmp) / "source" / assignment
-            shutil.copytree(src_dir, staged)
+            shutil.copytree(src_dir, staged, ignore=shutil.ignore_patterns(*EDITOR_FILES))
             for path in sorted(staged.glob("*.ipynb")):
                 nb = nbformat.read(str(path), as_version=4)
                 if refresh_generated_cells(nb):
@@ -182,19 +227,30 @@ def build(check=False, only=None, out=sys.stdout):
                     if not check:
                         target.parent.mkdir(parents=True, exist_ok=True)
                         shutil.copyfile(built, target)
-                if here.exists():
+                if here.exists() and kind != "source":
+                    # A file in release/ or solutions/ that the build does not make: listed as stale, and
+                    # removed (saying so) by a build, so the folder holds exactly what the source gives.
                     built_names = {p.relative_to(built_dir) for p in built_dir.rglob("*")}
                     for extra in sorted(p for p in here.rglob("*") if p.is_file()):
-                        if extra.relative_to(here) not in built_names:
+                        if extra.relative_to(here) not in built_names and not _editors(extra.relative_to(here)):
                             stale.append(extra)
                             if not check:
+                                print(f"removed: {_shown(extra)} (the build does not make it)", file=out)
                                 extra.unlink()
+            if not check:
+                stamps[assignment] = inputs_digest(assignment)
+                STAMPS.write_text(json.dumps(stamps, indent=1, sort_keys=True) + "\n")
     return sorted(set(stale))
 
 
-def main(check=False, only=None):
-    stale = build(check=check, only=only)
-    rel = [str(p.relative_to(ROOT)) for p in stale]
+def _shown(path):
+    """A path as the README's commands see it: relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def main(check=False, only=None, force=False):
+    stale = build(check=check, only=only, force=force)
+    rel = [_shown(p) for p in stale if check or p.exists()]  # a removed file was named when it went
     if check:
         for path in rel:
             print(f"stale: {path} (rebuild with `python -m grader build`)")

@@ -29,8 +29,10 @@ gradebook (inputs are drawn from the course's secret, the student and the notebo
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 import uuid
 import warnings
 from functools import partial
@@ -47,6 +49,7 @@ from . import parallel
 from .build import ROOT, SOURCE
 from .intake import IntakeError, take_in
 from .sandbox import RUNTIME_FOLDER, RUNTIME_VARIABLE
+from .protocol import NOT_ATTEMPTED
 from .nbgrader_plugin import RUN_VARIABLE, SANITIZE, InjectProbes, cache_path, execution_key, load, store
 
 COURSE_ID = "attention-from-scratch"  # as in nbgrader_config.py
@@ -61,10 +64,20 @@ c.CourseDirectory.source_directory = {source!r}
 
 
 def prepare(course):
-    """A course directory that grades with this repository's source/ and configuration."""
+    """A course directory that grades with this repository's source/ and configuration.
+
+    Its source/ is a link to the repository's, so that formgrader (which links to the source inside
+    the server's root, the course directory) opens it; a course directory that holds a source/ folder
+    of its own keeps it and is pointed at the repository's directly."""
     course.mkdir(parents=True, exist_ok=True)
+    link = course / "source"
+    if link.is_symlink() and link.resolve() != SOURCE:
+        link.unlink()  # a link to another checkout's source: follow this one
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(SOURCE, target_is_directory=True)
+    linked = link.is_symlink() and link.resolve() == SOURCE
     (course / "nbgrader_config.py").write_text(COURSE_CONFIG.format(
-        config=str(ROOT / "nbgrader_config.py"), root=str(course), source=str(SOURCE)))
+        config=str(ROOT / "nbgrader_config.py"), root=str(course), source="source" if linked else str(SOURCE)))
 
 
 # `nbgrader`, minus 2.9 s of start-up: jsonschema compiles the grammars of its optional IRI
@@ -108,22 +121,63 @@ def print_table(rows, missing=(), out=sys.stdout):
         width = max(len(s) for s in students + ["(out of)"])
         cols = [max(len(n), 6) for n in names]
         print(f"\n{assignment}", file=out)
-        print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols)) + "  total", file=out)
+        # Written answers are graded by hand: their column says "pending" until they are, and they are
+        # totalled apart, so the autograded total is never read as the grade.
+        written = {p for p in parts if not p.startswith("test_")}
+        print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols)) + "   auto  by hand",
+              file=out)
         print("(out of)".ljust(width) + "".join(f"  {maxima[p]:>{w}g}" for p, w in zip(parts, cols))
-              + f"  {sum(maxima.values()):>5g}", file=out)
+              + f"  {sum(maxima[p] for p in parts if p not in written):>5g}"
+              + f"  {sum(maxima[p] for p in written):>7g}", file=out)
         for s in students:
             cells = [row.get((s, p)) for p in parts]
-            shown = ["-" if r is None else "manual" if r["needs_manual_grade"] else format(r["part_score"], "g")
+            shown = ["-" if r is None else "pending" if r["needs_manual_grade"] else format(r["part_score"], "g")
                      for r in cells]
-            total = sum((r["part_score"] or 0) for r in cells if r)
-            print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols)) + f"  {total:>5g}", file=out)
+            auto = sum((r["part_score"] or 0) for p, r in zip(parts, cells) if r and p not in written)
+            by_hand = [r for p, r in zip(parts, cells) if r and p in written]
+            hand = ("pending" if any(r["needs_manual_grade"] for r in by_hand)
+                    else format(sum(r["part_score"] or 0 for r in by_hand), "g") if by_hand else "-")
+            print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols)) + f"  {auto:>5g}  {hand:>7}",
+                  file=out)
         named = [r for r in mine if r["mistake"]]
         if named:
             print("named mistakes:", file=out)
             for r in named:
                 print(f"  {r['student_id']:<{width}}  {r['part'].removeprefix('test_')}: {r['mistake']}", file=out)
+        untouched = [r for r in mine if r.get("finding") == NOT_ATTEMPTED]
+        if untouched:
+            print("not attempted (answer cells as handed out): " + ", ".join(
+                f"{s} {', '.join(r['part'].removeprefix('test_') for r in untouched if r['student_id'] == s)}"
+                for s in dict.fromkeys(r["student_id"] for r in untouched)), file=out)
     for student, assignment, why in missing:
         print(f"not graded: {student} / {assignment}: {why}", file=out)
+
+
+# Exit codes of `python -m grader grade` (README, "Grading a class").
+NOTHING_TO_GRADE = 2   # bad options, or no submission found where it was pointed (nothing is graded)
+NOT_ALL_GRADED = 3     # the class is graded, but some notebooks could not be (named on stderr and in the report)
+
+
+def fail(message, code):
+    """Stop with one line on stderr and a documented exit code."""
+    print(f"grade: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def assignments_of_course():
+    from .build import assignments
+    return assignments()
+
+
+def _found(folder):
+    """What a folder holds at its top, in a few words, for a message about the wrong layout."""
+    if folder.is_file():
+        return "a zip archive with no notebook in that layout"
+    entries = sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir() if not p.name.startswith("."))
+    if not entries:
+        return "an empty folder"
+    shown = ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
+    return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'} at its top ({shown}); the lines above say why each was skipped"
 
 
 def check_sandbox(unsandboxed=False):
@@ -150,11 +204,18 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     """
     submissions, course = Path(submissions).resolve(), Path(course).resolve()
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
+    existed = course.exists()
     prepare(course)
     try:
         assignments = take_in(submissions, course, only, say).assignments
+        if not assignments:
+            raise IntakeError(f"{submissions}: no submission to grade. Expected <student>/<assignment>/<notebook>.ipynb "
+                              f"(or a zip of that), the assignments being {', '.join(assignments_of_course())}; "
+                              f"found {_found(submissions)}")
     except IntakeError as e:
-        raise SystemExit(f"grade: {e}")
+        if not existed:  # leave nothing half-made behind
+            shutil.rmtree(course, ignore_errors=True)
+        fail(str(e), NOTHING_TO_GRADE)
     timeout = timeout or 60
     # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.
     env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex,
@@ -294,6 +355,42 @@ class OverwriteCellsOnce(OverwriteCells):
         return super(OverwriteCells, self).preprocess(nb, resources)  # nbgrader's, cell by cell
 
 
+class Progress:
+    """What grading is doing, from its first second to its last: a tqdm bar on a terminal; elsewhere (a
+    log, CI) a plain line when the stage changes and every `every` seconds, never a carriage return."""
+
+    def __init__(self, enabled=True, stream=None, every=5.0):
+        self.stream = stream or sys.stderr
+        self.enabled, self.every = enabled, every
+        self.stage, self.done, self.total = "", 0, 0
+        self.start = self.last = time.monotonic()
+        terminal = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.bar = tqdm(total=0, unit="notebook", file=self.stream, smoothing=0.1) if terminal else None
+
+    def update(self, stage=None, done=None, total=None):
+        changed = stage is not None and stage != self.stage
+        self.stage = stage if stage is not None else self.stage
+        self.done = done if done is not None else self.done
+        self.total = total if total is not None else self.total
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.set_description(self.stage, refresh=False)
+            self.bar.total, self.bar.n = self.total, self.done
+            self.bar.refresh()
+        elif changed or time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            print(f"grade: {self.stage}: {self.done} of {self.total} notebooks run "
+                  f"({self.last - self.start:.0f} s)", file=self.stream, flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(f"grade: {self.stage}: {self.done} of {self.total} notebooks run "
+                  f"({time.monotonic() - self.start:.0f} s)", file=self.stream, flush=True)
+
+
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
                   notebook_timeout, progress):
     """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
@@ -312,10 +409,16 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     # in the background, and each assignment is planned as soon as it is in the gradebook.
     releasing = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     released = {a: releasing.submit(ensure_released, course, a) for a in assignments}
+    shown = Progress(progress)
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.
         for assignment in assignments:
+            shown.update(stage=f"releasing {assignment}")
+            while not released[assignment].done():  # nbgrader's generate_assignment: seconds each
+                time.sleep(0.2)
+                shown.update(done=sum(f.done() for f in futures))
             released[assignment].result()
+            shown.update(stage=f"planning {assignment}")
             cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
             for student, notebook, path in submitted_notebooks(course, assignment):
                 try:
@@ -334,50 +437,69 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                         "notebook_timeout": notebook_timeout, "mode": mode}
                 futures[pool.submit(task)] = (assignment, where, key)
                 remaining[assignment] += 1
+                shown.update(done=sum(f.done() for f in futures), total=len(futures))
             if not remaining[assignment]:
                 record(assignment)
         say(f"grade: {len(futures)} notebooks to run, {reused} already run with the same cells, "
             f"{unreadable} unreadable (graded by nbgrader alone)")
         if futures:
             say(f"grade: running them on {pool.where} ({mode} kernels)")
-        # Notebooks that finished while the class was being planned start the bar (initial=), so
-        # its rate and ETA count only what runs from here on, not a burst at the start.
-        done_early = {f for f in futures if f.done()}
-        bar = tqdm(total=len(futures), initial=len(done_early), unit="notebook", desc="grading",
-                   disable=not progress or not futures, smoothing=0.1)
-        for future in concurrent.futures.as_completed(futures):
-            assignment, where, key = futures[future]
-            try:
-                result = future.result()
-            except Exception as e:  # the worker itself failed: nbgrader will run this one alone
-                say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
-            else:
-                if "error" in result:
-                    store(where, key, error=result["error"], run=env[RUN_VARIABLE])
+        shown.update(stage="running", done=sum(f.done() for f in futures), total=len(futures))
+        pending = set(futures)
+        while pending:  # woken each second, so that progress shows even while one notebook runs long
+            finished, pending = concurrent.futures.wait(pending, timeout=1.0,
+                                                        return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                assignment, where, key = futures[future]
+                try:
+                    result = future.result()
+                except Exception as e:  # the worker itself failed: nbgrader will run this one alone
+                    say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
                 else:
-                    store(where, key, json.loads(result["notebook"]))
-            if future not in done_early:
-                bar.update()
-            remaining[assignment] -= 1
-            if remaining[assignment] == 0:
-                record(assignment)
-        bar.close()
+                    if "error" in result:
+                        store(where, key, error=result["error"], run=env[RUN_VARIABLE])
+                    else:
+                        store(where, key, json.loads(result["notebook"]))
+                remaining[assignment] -= 1
+                if remaining[assignment] == 0:
+                    record(assignment)
+            shown.update(done=len(futures) - len(pending))
+    except BaseException:
+        shown.close()
+        raise
     finally:
         releasing.shutdown(cancel_futures=True)
         if pool is not None:
             pool.close()
-    for assignment, process in recording:
-        if process.wait() != 0:
-            say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
+    try:
+        # nbgrader autograde records each assignment as soon as it is complete; the last ones finish here.
+        for n, (assignment, process) in enumerate(recording):
+            shown.update(stage=f"recording grades with nbgrader ({n} of {len(assignments)} assignments done)")
+            while process.poll() is None:
+                time.sleep(0.2)
+                shown.update()
+            if process.returncode != 0:
+                say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
+        shown.update(stage=f"recorded ({len(recording)} of {len(assignments)} assignments)")
+    finally:
+        shown.close()
 
 
 def main(submissions, course, only=None, csv_path=None, unsandboxed=False, workers=None, scheduler=None,
          serial=False, timeout=None):
+    if csv_path and Path(csv_path).resolve() == (Path(course) / "grades.csv").resolve():
+        fail(f"--csv {csv_path}: that is the file `nbgrader export` writes in the course directory; "
+             "give the grade table another name (for example grade_table.csv)", NOTHING_TO_GRADE)
     rows = grade_class(submissions, course, only, unsandboxed=unsandboxed, workers=workers, scheduler=scheduler,
                        serial=serial, timeout=timeout)
     _, missing = report.write_report(course)
-    print_table(rows, [m for m in missing if m[1] in {r["assignment"] for r in rows}])
+    missing = [m for m in missing if m[1] in {r["assignment"] for r in rows}]
+    print_table(rows, missing)
     print(f"\nclass report: {Path(course) / 'report' / 'index.html'}")
     if csv_path:
         report.write_csv(rows, Path(csv_path))
+    if missing:
+        print(f"grade: {len(missing)} notebook(s) could not be graded (scored 0): "
+              + "; ".join(f"{s} / {a}" for s, a, _ in missing), file=sys.stderr)
+        return NOT_ALL_GRADED
     return 0

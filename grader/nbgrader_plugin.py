@@ -94,6 +94,39 @@ def visible_source(cell):
     return shown.source
 
 
+@functools.lru_cache(maxsize=64)
+def _released_answers(path, mtime):
+    """{grade_id of a test cell: [(grade_id, source) of each answer cell it grades, as handed out]}.
+
+    A test grades the code answer cells between the test before it and itself; a test with none
+    there (05's test_mha_masks, after test_mha) grades the same cells as the test before it."""
+    parts, answers, last = {}, [], []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code" and utils.is_solution(cell):
+            answers.append((cell.metadata.nbgrader["grade_id"], cell.source))
+        elif is_test_cell(cell):
+            last = answers or last
+            parts[cell.metadata.nbgrader["grade_id"]] = last
+            answers = []
+    return parts
+
+
+def untouched_parts(nb, resources):
+    """The graded tests whose answer cells are all exactly as the course handed them out (from the
+    course directory's release/, which `nbgrader generate_assignment` wrote): not attempted."""
+    info = resources["nbgrader"]
+    release = os.path.join(course_root(resources), "release", str(info.get("assignment")), f"{info['notebook']}.ipynb")
+    try:
+        parts = _released_answers(release, os.path.getmtime(release))
+    except (OSError, ValueError, KeyError):
+        return set()  # no release to compare with: every part counts as attempted
+    answers = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells
+               if c.cell_type == "code" and utils.is_solution(c)}
+    return {test for test, cells in parts.items()
+            if cells and all(answers.get(grade_id, "").rstrip() == source.rstrip() for grade_id, source in cells)}
+
+
+
 class InjectProbes(NbGraderPreprocessor):
     """Replace each probed test cell's source by a probe carrying inputs drawn now."""
 
@@ -104,6 +137,7 @@ class InjectProbes(NbGraderPreprocessor):
         secret = grading_secret(course_root(resources))
         code = submitted_code(nb)
         solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}
+        resources["untouched_parts"] = untouched_parts(nb, resources)
         sealed = resources["sealed_probes"] = {}
         for cell in nb.cells:
             # Only SealVerdicts writes a verdict: course metadata a submission carries keeps the build's
@@ -139,6 +173,7 @@ class SealVerdicts(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         sealed = resources.pop("sealed_probes", {})
+        untouched = resources.pop("untouched_parts", set())
         done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
@@ -154,6 +189,11 @@ class SealVerdicts(NbGraderPreprocessor):
                                  grade_id, traceback.format_exc(limit=3))
                 v = protocol.Verdict(0.0, points, f"{probe.what}: not graded, the probe's report could not be read",
                                      finding="reported")
+            if grade_id in untouched and v.score < v.points:
+                # The placeholder's result is no mistake the student made: say so, name none.
+                v = protocol.Verdict(v.score, v.points, f"{probe.what}: {protocol.NOT_ATTEMPTED}: the TODO cell above is as "
+                                     "it was handed out. Fill it in, then run the check below it.",
+                                     finding=protocol.NOT_ATTEMPTED)
             done[grade_id] = (probe.what, v)
             cell.outputs = [nbformat.from_dict(o) for o in protocol.verdict_outputs(v)]
             cell.source = shown

@@ -310,11 +310,13 @@ class Verdict:
     message: str          # one line a student can act on
     mistake: str = None   # the catalogued mistake's name, when one was recognised
     # How a lost mark was explained: "named" (a catalogued mistake), "structural" (a finding on the
-    # numbers), "helper" (another part's mistake), "reported" (an error or a shape, no cause), None.
+    # numbers), "helper" (another part's mistake), "reported" (an error or a shape, no cause),
+    # NOT_ATTEMPTED (the answer cells as handed out), None.
     finding: str = None
 
 
 CHANGED = "changed its argument"   # a result right, but an input overwritten in place
+NOT_ATTEMPTED = "not attempted"     # the part's answer cells as handed out: the placeholder, no mistake
 
 
 def _read(probe, cases, results):

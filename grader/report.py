@@ -19,6 +19,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from . import intake
+from .protocol import NOT_ATTEMPTED
 
 EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                   "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
@@ -78,7 +79,8 @@ def diagnosis_coverage(rows):
     ("reported": an error or a shape with no cause; "none": wrong values and nothing more)."""
     counts = Counter()
     for r in rows:
-        if r["needs_manual_grade"] or r["part_score"] >= r["part_max_score"] or not r.get("verdict"):
+        if r["needs_manual_grade"] or r["part_score"] >= r["part_max_score"] or not r.get("verdict") \
+                or r.get("finding") == NOT_ATTEMPTED:  # a placeholder left as it was: nothing to diagnose
             continue
         counts[r.get("finding") or "none"] += 1
     return counts
@@ -100,6 +102,8 @@ def print_diagnosis_report(course, show=True):
     if lost:
         print(f"diagnosed: {diagnosed} of {lost} parts that lost marks ({100 * diagnosed / lost:.0f}%): "
               f"{total['named']} named, {total['structural']} structural, {total['helper']} a helper's mistake")
+    print(f"not attempted (answer cells as handed out, left out above): "
+          f"{sum(r.get('finding') == NOT_ATTEMPTED for r in rows)} parts")
     kept = sum(1 for r in rows if r.get("finding") == "helper" and r["part_score"] >= r["part_max_score"])
     print(f"marked with the course's helper in place of a wrong one of the student's, and right: {kept} parts")
     if show:
@@ -171,8 +175,13 @@ def _plots(rows, out):
     auto = [r for r in rows if not r["needs_manual_grade"] and r["part"].startswith("test_")]
     files = {}
 
-    fig, axes = plt.subplots(1, len(assignments), figsize=(3.2 * len(assignments), 2.8), squeeze=False)
-    for ax, a in zip(axes[0], assignments):
+    # At most three histograms a row: the image stays under 1000 px wide, inside the page.
+    columns = min(3, len(assignments))
+    rows_of_plots = -(-len(assignments) // columns)
+    fig, axes = plt.subplots(rows_of_plots, columns, figsize=(3.2 * columns, 2.8 * rows_of_plots), squeeze=False)
+    for ax in axes.flat[len(assignments):]:
+        ax.set_visible(False)
+    for ax, a in zip(axes.flat, assignments):
         totals = {}
         for r in auto:
             if r["assignment"] == a:
@@ -182,7 +191,8 @@ def _plots(rows, out):
                 color="tab:blue", edgecolor="white")
         ax.set_title(a, fontsize=9)
         ax.set_xlabel("autograded score (%)")
-    axes[0][0].set_ylabel("students")
+        ax.set_ylabel("students")
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # students come whole
     fig.tight_layout()
     files["histograms"] = "histograms.png"
     fig.savefig(out / files["histograms"], dpi=100)
@@ -215,9 +225,22 @@ def _plots(rows, out):
     return files
 
 
+def student_totals(rows):
+    """{student: {assignment: (autograded score, its maximum, written answers still to grade by hand)}}."""
+    out = {}
+    for r in rows:
+        got, most, pending = out.setdefault(r["student_id"], {}).get(r["assignment"], (0.0, 0.0, 0))
+        if r["needs_manual_grade"]:
+            pending += 1
+        else:
+            got, most = got + (r["part_score"] or 0), most + r["part_max_score"]
+        out[r["student_id"]][r["assignment"]] = (got, most, pending)
+    return out
+
+
 def write_html(rows, missing, out):
     """index.html beside its pictures."""
-    files = _plots(rows, out)
+    files = _plots(rows, out) if rows else {}
     e = html.escape
     mistakes = Counter(r["mistake"] for r in rows if r["mistake"])
     where = {m: sorted({f"{r['assignment'][:2]} {r['part'].removeprefix('test_')}" for r in rows if r["mistake"] == m})
@@ -225,14 +248,29 @@ def write_html(rows, missing, out):
     students = len({r["student_id"] for r in rows})
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Class report</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}img{max-width:100%;height:auto}"
         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}</style>",
         f"<h1>Class report</h1><p>students: {students}; assignments: {len({r['assignment'] for r in rows})}; "
         f"graded parts: {len(rows)}; notebooks that could not be graded: {len(missing)}.</p>",
-        "<h2>Scores</h2>", f"<img src='{files['histograms']}' alt='score histograms'>",
-        "<h2>Pass rate per part</h2>", f"<img src='{files['pass_rate']}' alt='pass rate per part'>",
-        "<h2>Most frequent named mistakes</h2>",
     ]
+    if files:
+        parts += ["<h2>Scores</h2>", f"<img src='{files['histograms']}' alt='score histograms, one per assignment'>",
+                  "<h2>Pass rate per part</h2>", f"<img src='{files['pass_rate']}' alt='pass rate per part'>"]
+    totals = student_totals(rows)
+    assignments = sorted({r["assignment"] for r in rows})
+    parts.append("<h2>Students</h2><p>Autograded score out of its maximum; written answers still to grade by hand "
+                 "are counted apart.</p><table><tr><th>student</th>"
+                 + "".join(f"<th>{e(a)}</th>" for a in assignments) + "</tr>")
+    for student in sorted(totals):
+        cells = []
+        for a in assignments:
+            if a not in totals[student]:
+                cells.append("<td>-</td>")
+                continue
+            got, most, pending = totals[student][a]
+            cells.append(f"<td>{got:g} / {most:g}" + (f" + {pending} to grade by hand" if pending else "") + "</td>")
+        parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
+    parts += ["</table>", "<h2>Most frequent named mistakes</h2>"]
     if mistakes:
         parts.append(f"<img src='{files['mistakes']}' alt='named mistakes'>")
         parts.append("<table><tr><th>mistake</th><th>count</th><th>parts</th></tr>" + "".join(

@@ -81,3 +81,59 @@ def test_every_graded_cell_is_probed_or_graded_by_hand(assignment, name):
 
 def test_solutions_exist_for_every_source_notebook():
     assert {(a, n) for a, n in NOTEBOOKS} == {(p.parent.name, p.name) for p in SOLUTIONS.glob("*/*.ipynb")}
+
+
+def test_the_build_leaves_what_editors_write_alone_and_says_what_else_it_removes(tmp_path, monkeypatch):
+    """JupyterLab's checkpoints, __pycache__ and .DS_Store beside the notebooks are neither built, nor
+    stale, nor deleted; a file the build does not make in release/ is named as it is removed."""
+    import io
+    import shutil
+    a = "02_scaled_attention"
+    for name in ("source", "release", "solutions"):
+        shutil.copytree(build.ROOT / name / a, tmp_path / name / a)
+    monkeypatch.setattr(build, "SOURCE", tmp_path / "source")
+    monkeypatch.setattr(build, "RELEASE", tmp_path / "release")
+    monkeypatch.setattr(build, "SOLUTIONS", tmp_path / "solutions")
+    monkeypatch.setattr(build, "STAMPS", tmp_path / "stamps.json")
+    editors = [tmp_path / kind / a / where for kind in ("source", "release", "solutions")
+               for where in (".ipynb_checkpoints/02_scaled_attention-checkpoint.ipynb", "__pycache__/x.pyc", ".DS_Store")]
+    for path in editors:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("{}")
+    foreign = tmp_path / "release" / a / "notes.txt"
+    foreign.write_text("not made by the build")
+    said = io.StringIO()
+    stale = build.build(only=[a], out=said)
+    assert stale == [foreign]
+    assert not foreign.exists() and f"removed: {foreign} (the build does not make it)" in said.getvalue()
+    assert all(path.read_text() == "{}" for path in editors)
+
+
+def test_a_build_with_nothing_changed_executes_nothing_and_says_up_to_date(tmp_path, monkeypatch):
+    import io
+    import shutil
+    a = "01_self_attention"
+    for name in ("source", "release", "solutions"):
+        shutil.copytree(build.ROOT / name / a, tmp_path / name / a)
+    for name, where in (("SOURCE", "source"), ("RELEASE", "release"), ("SOLUTIONS", "solutions")):
+        monkeypatch.setattr(build, name, tmp_path / where)
+    monkeypatch.setattr(build, "STAMPS", tmp_path / "stamps.json")
+    runs = []
+    monkeypatch.setattr(build, "execute", lambda nb, cwd: runs.append(cwd) or nb)  # the answer key, not run
+    build.build(only=[a], out=io.StringIO())
+    assert len(runs) == 1
+    said = io.StringIO()
+    assert build.build(only=[a], out=said) == [] and len(runs) == 1
+    assert f"build: {a} up to date" in said.getvalue()
+    build.build(only=[a], out=io.StringIO(), force=True)
+    assert len(runs) == 2
+    # A change to what the build reads (the source), or to what it wrote (a hand edit), builds again
+    path = tmp_path / "source" / a / f"{a}.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    nb.cells[0].source += " "
+    nbformat.write(nb, str(path))
+    build.build(only=[a], out=io.StringIO())
+    assert len(runs) == 3
+    (tmp_path / "release" / a / f"{a}.ipynb").write_text("{}")
+    build.build(only=[a], out=io.StringIO())
+    assert len(runs) == 4 and nbformat.read(str(tmp_path / "release" / a / f"{a}.ipynb"), as_version=4).cells

@@ -1,4 +1,5 @@
 """End to end: the sample class, graded by `python -m grader grade` (parallel, recorded by nbgrader autograde)."""
+import csv
 import os
 import subprocess
 import sys
@@ -54,6 +55,26 @@ def test_mistakes_are_named_in_the_verdict(graded, student, assignment):
     verdicts = _verdicts(course, student, assignment)
     for part, words in STUDENTS[student, assignment].diagnoses.items():
         assert words in verdicts[part], f"{student} {part}: {verdicts[part]!r}"
+
+
+def test_an_untouched_part_is_not_attempted_and_no_mistake_is_named(graded):
+    """A part whose answer cells are as handed out gets "not attempted", in the verdict (so the feedback),
+    the report's rows and CSV, never a named mistake; a part that was filled in never does."""
+    from grader.protocol import NOT_ATTEMPTED
+    course, rows = graded
+    auto = [r for r in rows if r["part"].startswith("test_") and not r["needs_manual_grade"]]
+    untouched = [r for r in auto if STUDENTS[r["student_id"], r["assignment"]].untouched]
+    assert len(untouched) >= 6 * 2, "the sample class has an untouched notebook per assignment"
+    for r in untouched:
+        assert (r["finding"], r["mistake"], r["part_score"]) == (NOT_ATTEMPTED, "", 0), r
+        assert NOT_ATTEMPTED in _verdicts(course, r["student_id"], r["assignment"])[r["part"]]
+    assert not [r for r in auto if r not in untouched and r["finding"] == NOT_ATTEMPTED]
+    from grader.report import write_report
+    write_report(course, course / "report")
+    with open(course / "report" / "grades.csv") as f:
+        table = list(csv.DictReader(f))
+    marked = {(r["student_id"], r["assignment"], r["part"]) for r in table if r["finding"] == NOT_ATTEMPTED}
+    assert marked == {(r["student_id"], r["assignment"], r["part"]) for r in untouched}
 
 
 def _tell_tales(value):
@@ -147,3 +168,37 @@ def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
     lost = sum(counts.values())
     diagnosed = sum(counts[k] for k in DIAGNOSED)
     assert lost > 50 and diagnosed >= 0.75 * lost, dict(counts)
+
+
+@pytest.mark.parametrize("form", ["csv", "canvas"])
+def test_the_lms_export_holds_every_students_score_as_the_gradebook_does(graded, tmp_path, form):
+    from grader.export import CANVAS_COLUMNS, CSV_COLUMNS, main
+    course, rows = graded
+    out = tmp_path / f"{form}.csv"
+    assert main(course, form, out) == 0
+    with open(out, newline="") as f:
+        table = list(csv.reader(f))
+    expected = {}
+    for r in rows:
+        score, most, pending = expected.get((r["student_id"], r["assignment"]), (r["score"], r["max_score"], 0))
+        expected[r["student_id"], r["assignment"]] = (score, most, pending + bool(r["needs_manual_grade"]))
+    # The answer key's written answers are not graded by hand yet: its score is everything else.
+    autograded = {a: sum(r["part_max_score"] for r in rows if r["student_id"] == "correct" and r["assignment"] == a
+                         and not r["needs_manual_grade"]) for (s, a) in expected if s == "correct"}
+    assert {a: expected["correct", a][0] for a in autograded} == pytest.approx(autograded)
+    if form == "csv":
+        assert table[0] == CSV_COLUMNS
+        got = {(s, a): (float(score), float(most), int(pending)) for s, a, score, most, pending in table[1:]}
+        assert got == pytest.approx(expected)
+    else:
+        header, possible, students = table[0], table[1], table[2:]
+        assignments = header[len(CANVAS_COLUMNS):]
+        assert header[:len(CANVAS_COLUMNS)] == CANVAS_COLUMNS and assignments == sorted({a for _, a in expected})
+        assert possible[0] == "Points Possible"
+        assert [float(x) for x in possible[len(CANVAS_COLUMNS):]] == [next(m for (_, b), (_, m, _) in expected.items()
+                                                                           if b == a) for a in assignments]
+        assert len(students) == len({s for s, _ in expected})
+        for line in students:
+            student = line[2]  # SIS User ID
+            for a, cell in zip(assignments, line[len(CANVAS_COLUMNS):]):
+                assert (float(cell) if cell else None) == (expected[student, a][0] if (student, a) in expected else None)

@@ -56,3 +56,57 @@ def test_course_metadata_in_a_submission_is_dropped_before_grading(monkeypatch):
     nb, _ = InjectProbes()(nb, resources)
     assert "course" not in nb.cells[0].metadata
     assert nb.cells[1].metadata["course"] == {"generated": "values"}
+
+
+def _rows(students=("ada", "bo", "cy"), assignments=("01_a", "02_b", "03_c", "04_d", "05_e", "06_f")):
+    """A class: two autograded parts and a written one per assignment; the written ones not graded yet."""
+    rows = []
+    for i, s in enumerate(students):
+        for a in assignments:
+            for part, score, most, manual in (("test_one", i, 2, False), ("test_two", 1, 3, False), ("why", 0, 2, True)):
+                row = {c: "" for c in report.EXPORT_COLUMNS + report.PART_COLUMNS}
+                row.update(student_id=s, assignment=a, notebook=a, part=part, part_score=None if manual else score,
+                           part_max_score=most, needs_manual_grade=manual)
+                rows.append(row)
+    return rows
+
+
+def test_the_report_fits_the_page_and_has_a_row_per_student(tmp_path):
+    import matplotlib.image
+    rows = _rows()
+    report.write_html(rows, [], tmp_path)
+    page = (tmp_path / "index.html").read_text()
+    assert "img{max-width:100%" in page
+    width = matplotlib.image.imread(str(tmp_path / "histograms.png")).shape[1]
+    assert width <= 1000, f"the histograms are {width} px wide"
+    assert "<h2>Students</h2>" in page
+    for student, got in (("ada", 1), ("bo", 2), ("cy", 3)):
+        assert f"<tr><td>{student}</td><td>{got} / 5 + 1 to grade by hand</td>" in page
+
+
+def test_an_empty_course_gives_a_report_not_a_traceback(tmp_path):
+    report.write_html([], [], tmp_path)
+    assert "graded parts: 0" in (tmp_path / "index.html").read_text()
+
+
+def test_the_grade_table_shows_written_answers_pending_and_totals_them_apart():
+    import io
+    from grader.grade import print_table
+    out = io.StringIO()
+    print_table([r for r in _rows(assignments=("01_a",))], out=out)
+    lines = out.getvalue().splitlines()
+    assert lines[2].split() == ["student", "one", "two", "why", "auto", "by", "hand"]
+    assert lines[3].split() == ["(out", "of)", "2", "3", "2", "5", "2"]
+    assert lines[5].split() == ["bo", "1", "1", "pending", "2", "pending"]
+
+
+def test_histograms_count_whole_students(tmp_path, monkeypatch):
+    import matplotlib.figure
+    saved = {}
+    original = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig",
+                        lambda self, path, **kw: (saved.setdefault(str(path), self), original(self, path, **kw))[1])
+    report.write_html(_rows(students=("ada",)), [], tmp_path)  # one student: matplotlib would tick 0.2, 0.4, ...
+    axes = [ax for ax in saved[str(tmp_path / "histograms.png")].axes if ax.get_visible()]
+    assert len(axes) == 6
+    assert all(float(t).is_integer() for ax in axes for t in ax.get_yticks())

@@ -1,0 +1,107 @@
+"""The instructor's command line: bad input gets one clear line and a documented exit code, and leaves nothing half-made."""
+import subprocess
+import sys
+
+import pytest
+
+from grader.grade import NOT_ALL_GRADED, NOTHING_TO_GRADE
+
+
+def grader(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+
+
+def test_an_empty_folder_is_one_clear_line_exit_2_and_no_course_directory(tmp_path):
+    (tmp_path / "empty").mkdir()
+    run = grader("grade", tmp_path / "empty", "--course", tmp_path / "course", "--unsandboxed")
+    assert run.returncode == NOTHING_TO_GRADE, run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    assert "no submission to grade" in run.stderr and "an empty folder" in run.stderr
+    assert "<student>/<assignment>/<notebook>.ipynb" in run.stderr
+    assert not (tmp_path / "course").exists()
+
+
+def test_a_folder_in_the_wrong_layout_says_what_it_found(tmp_path):
+    # Notebooks one level too high (student/notebook.ipynb, no assignment folder), and a stray file.
+    folder = tmp_path / "class"
+    (folder / "alice").mkdir(parents=True)
+    (folder / "alice" / "01_self_attention.ipynb").write_text("{}")
+    (folder / "notes.txt").write_text("hello")
+    run = grader("grade", folder, "--course", tmp_path / "course", "--unsandboxed")
+    assert run.returncode == NOTHING_TO_GRADE, run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    assert "2 entries at its top (alice/, notes.txt)" in run.stderr
+    assert not (tmp_path / "course").exists()
+
+
+def test_a_course_directory_that_existed_is_left_in_place(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "keep.txt").write_text("graded before")
+    run = grader("grade", tmp_path / "empty", "--course", tmp_path / "course", "--unsandboxed")
+    assert run.returncode == NOTHING_TO_GRADE
+    assert (tmp_path / "course" / "keep.txt").read_text() == "graded before"
+
+
+@pytest.mark.parametrize("option, value, said", [("--workers", "0", "must be 1 or more"),
+                                                  ("--workers", "-2", "must be 1 or more"),
+                                                  ("--timeout", "0", "must be 1 or more"),
+                                                  ("--workers", "two", "not a whole number")])
+def test_a_bad_option_value_is_an_argparse_error_naming_the_option(tmp_path, option, value, said):
+    run = grader("grade", tmp_path, option, value)
+    assert run.returncode == 2
+    assert f"argument {option}" in run.stderr and said in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_the_grade_table_cannot_overwrite_nbgrader_exports_file(tmp_path):
+    (tmp_path / "class").mkdir()
+    run = grader("grade", tmp_path / "class", "--course", tmp_path / "course", "--csv", tmp_path / "course" / "grades.csv")
+    assert run.returncode == NOTHING_TO_GRADE
+    assert "nbgrader export" in run.stderr
+    assert not (tmp_path / "course").exists()
+
+
+def test_a_notebook_that_cannot_be_graded_makes_the_exit_code_non_zero_and_is_named(tmp_path):
+    folder = tmp_path / "class" / "bob" / "01_self_attention"
+    folder.mkdir(parents=True)
+    (folder / "01_self_attention.ipynb").write_text("this is not a notebook")
+    run = grader("grade", tmp_path / "class", "--course", tmp_path / "course", "--unsandboxed")
+    assert run.returncode == NOT_ALL_GRADED, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "could not be graded" in run.stderr and "bob / 01_self_attention" in run.stderr
+    assert (tmp_path / "course" / "report" / "index.html").exists()  # what was graded is kept and reported
+    # stderr is a pipe here, not a terminal: progress is plain lines, one per stage and every few seconds
+    assert "\r" not in run.stderr
+    stages = [line.split(":")[1].strip() for line in run.stderr.splitlines() if " notebooks run (" in line]
+    assert stages[0] == "releasing 01_self_attention" and stages[-1] == "recorded (1 of 1 assignments)", stages
+    assert {"planning 01_self_attention", "running"} <= set(stages), stages
+
+
+def test_version_and_help_say_what_each_command_does():
+    run = grader("--version")
+    assert run.returncode == 0 and run.stdout.startswith("python -m grader ") and "unknown" not in run.stdout
+    run = grader("--help")
+    for command in ("build", "grade", "report", "export", "diagnose-report"):
+        assert f"\n  {command} " in run.stdout
+    assert "examples:" in run.stdout and "exit codes" in run.stdout
+
+
+def test_formgrader_finds_the_source_inside_the_course_directory(tmp_path):
+    """Formgrader links an assignment to its source relative to the server's root (the course directory):
+    the course's source/ is a link to the repository's, so the link stays inside the root."""
+    from grader.build import SOURCE
+    from grader.grade import ensure_released, prepare
+    course = tmp_path / "course"
+    prepare(course)
+    ensure_released(course, "02_scaled_attention")
+    assert (course / "source").resolve() == SOURCE
+    # What formgrader's manage-assignments page links to, read through nbgrader's own config loading
+    ask = ("from nbgrader.apps.nbgraderapp import NbGraderApp; from nbgrader.apps.api import NbGraderAPI; "
+           "from nbgrader.coursedir import CourseDirectory; app = NbGraderApp(); app.load_config_file(); "
+           "print(NbGraderAPI(CourseDirectory(config=app.config), config=app.config)"
+           ".get_assignment('02_scaled_attention')['source_path'])")
+    run = subprocess.run([sys.executable, "-c", ask], cwd=course, capture_output=True, text=True, timeout=120)
+    assert run.stdout.strip() == "source/02_scaled_attention", run.stderr[-2000:]
+    prepare(course)  # preparing again keeps the link
+    assert (course / "source").is_symlink()
