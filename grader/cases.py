@@ -283,6 +283,55 @@ def fresh_05_loop(rng):
                 H=H, E=E, proj=rng.normal(0, 1 / np.sqrt(E), size=(E, E)))
 
 
+def book_05_masks():
+    """The boolean masks of d2l's masked_softmax example: lengths [2, 3] of 4 keys, 2 queries."""
+    return dict(valid_lens=np.array([2, 3]), num_queries=2, num_keys=4)
+
+
+def _lengths_with_ends(rng, B, Tk):
+    """B valid lengths in 0..Tk, among them 0 (a sequence with no valid key) and Tk (one with no padding)."""
+    lens = rng.integers(1, Tk, size=B)  # (B,)
+    ends = rng.choice(B, size=2, replace=False)
+    lens[ends] = (0, Tk)
+    return lens
+
+
+def fresh_05_masks(rng, shape="wide"):
+    """Inputs of key_padding_mask and causal_mask of another size: 3-4 sequences, 2-7 queries and keys,
+    fewer queries than keys ("wide"), more ("tall") or as many ("square"); lengths with 0 and Tk among them."""
+    B = int(rng.integers(3, 5))
+    Tq, Tk = (int(n) for n in np.sort(rng.choice(np.arange(2, 8), size=2, replace=False)))  # Tq < Tk
+    if shape == "tall":
+        Tq, Tk = Tk, Tq
+    elif shape == "square":
+        Tk = Tq
+    return dict(valid_lens=_lengths_with_ends(rng, B, Tk), num_queries=Tq, num_keys=Tk)
+
+
+def book_05_bool_softmax():
+    """d2l's scores (2, 2, 4) with the padding mask of lengths [3, 0] (the second sequence has no valid key),
+    and with the causal mask (2, 4)."""
+    from .reference import causal_mask, key_padding_mask
+    scores = book_05_softmax()[0]["scores"]
+    return [dict(scores=scores, mask=key_padding_mask(np.array([3, 0]), 4)),
+            dict(scores=scores, mask=causal_mask(2, 4))]
+
+
+def fresh_05_bool_softmax(rng, kind="padding"):
+    """Scores (B, Tq, Tk) of another size and a boolean mask: "padding" (B, 1, Tk) with lengths 0 and Tk among
+    them; "causal tall" or "causal wide" (Tq, Tk), more queries than keys or fewer; "both" (B, Tq, Tk), padding
+    and causal together (&)."""
+    from .reference import causal_mask, key_padding_mask
+    B = int(rng.integers(2, 5))
+    Tq, Tk = (int(n) for n in np.sort(rng.choice(np.arange(2, 8), size=2, replace=False)))  # Tq < Tk
+    if kind == "causal tall":
+        Tq, Tk = Tk, Tq
+    lens = _lengths_with_ends(rng, B, Tk)
+    mask = {"padding": key_padding_mask(lens, Tk), "causal tall": causal_mask(Tq, Tk),
+            "causal wide": causal_mask(Tq, Tk), "both": key_padding_mask(lens, Tk) & causal_mask(Tq, Tk)}[kind]
+    return dict(scores=rng.normal(scale=2.0, size=(B, Tq, Tk)), mask=mask)
+
+
 # ---- Notebook 03: Permutation equivariance
 # The functions of X (D x N) that the students' equivariance checkers are tried on. Each is the source
 # of a lambda, so the same text runs in the student's kernel (inside the probe's call) and in the grader.

@@ -720,6 +720,85 @@ INIT_05 = [
 ]
 
 
+# ---- Notebook 05, section 8: boolean masks (True = the key may be attended)
+
+def _boolean_masks_05(i, inverted=False, inclusive=False, triu=False):
+    """[key_padding_mask, causal_mask] on a probe's inputs, one of them made with one mistake."""
+    lens, Tq, Tk = np.asarray(i["valid_lens"]), i["num_queries"], i["num_keys"]
+    positions = np.arange(Tk)  # (Tk,)
+    padding = positions <= lens[:, None, None] if inclusive else positions < lens[:, None, None]  # (B, 1, Tk)
+    ones = np.ones((Tq, Tk), dtype=bool)
+    return [~padding if inverted else padding, np.triu(ones) if triu else np.tril(ones)]
+
+
+def _masked_softmax_bool_05(i, fill=ref.MASK_VALUE, after=False, inverted=False, added=False):
+    """masked_softmax_bool with one mistake: another fill value, masking after the softmax, True taken as
+    "masked", or the fill added to the masked scores instead of put in their place."""
+    scores, mask = np.asarray(i["scores"], dtype=float), np.asarray(i["mask"], dtype=bool)
+    keep = ~mask if inverted else mask
+    with np.errstate(invalid="ignore"):
+        if after:
+            return ref.softmax_rows(scores) * keep  # (B, Tq, Tk)
+        if added:
+            return ref.softmax_rows(scores + np.where(keep, 0.0, fill))
+        return ref.softmax_rows(np.where(keep, scores, fill))
+
+
+PADDING_MASK_INVERTED = Mistake(
+    "padding mask inverted (True = ignore)",
+    "your key_padding_mask is True at the padding keys, the convention of PyTorch's nn.MultiheadAttention "
+    "key_padding_mask (True = ignore that key); here True means a key may be attended: "
+    "np.arange(num_keys) < valid_lens[:, None, None]",
+    lambda i: _boolean_masks_05(i, inverted=True))
+
+PADDING_MASK_OFF_BY_ONE = Mistake(
+    "padding mask off by one",
+    "each sequence keeps one key too many: a valid length of 3 means keys 0, 1 and 2, so compare with <, "
+    "not <=",
+    lambda i: _boolean_masks_05(i, inclusive=True))
+
+CAUSAL_MASK_TRIU = Mistake(
+    "causal mask from np.triu",
+    "np.triu keeps the keys on and above the diagonal, so each query sees itself and the future: "
+    "np.tril keeps keys 0..t for query t",
+    lambda i: _boolean_masks_05(i, triu=True))
+
+BOOLEAN_MASKS_05 = [PADDING_MASK_INVERTED, PADDING_MASK_OFF_BY_ONE, CAUSAL_MASK_TRIU]
+
+BOOL_MASK_ZERO = Mistake(
+    MASK_ZERO.name,
+    "the scores where the mask is False were set to 0, and exp(0) = 1 still gives those keys weight: "
+    "use np.where(mask, scores, -1e6) before the softmax",
+    lambda i: _masked_softmax_bool_05(i, fill=0.0))
+
+BOOL_MASK_AFTER_SOFTMAX = Mistake(
+    MASK_AFTER_SOFTMAX.name,
+    "the weights were multiplied by the mask after the softmax, so the rest no longer sum to one: "
+    "mask the scores with np.where(mask, scores, -1e6) before the softmax",
+    lambda i: _masked_softmax_bool_05(i, after=True))
+
+BOOL_MASK_NEG_INF = Mistake(
+    MASK_NEG_INF.name,
+    "a query whose mask is all False has every score at -inf, and the softmax of that row is nan: fill "
+    "with -1e6, which gives that query uniform weights, this course's convention",
+    lambda i: _masked_softmax_bool_05(i, fill=-np.inf))
+
+BOOL_MASK_INVERTED = Mistake(
+    "mask inverted (True taken as masked)",
+    "your softmax masks the keys where the mask is True, as PyTorch's key_padding_mask would; here True "
+    "means a key may be attended: keep the scores where mask is True, np.where(mask, scores, -1e6)",
+    lambda i: _masked_softmax_bool_05(i, inverted=True))
+
+BOOL_MASK_ADDED = Mistake(
+    "-1e6 added, not put in place",
+    "adding -1e6 to the masked scores shifts a query with no valid key by the same amount everywhere, so "
+    "it gets the softmax of its raw scores, not uniform weights: replace them, np.where(mask, scores, -1e6)",
+    lambda i: _masked_softmax_bool_05(i, added=True))
+
+MASKED_SOFTMAX_BOOL_05 = [BOOL_MASK_ZERO, BOOL_MASK_AFTER_SOFTMAX, BOOL_MASK_NEG_INF, BOOL_MASK_INVERTED,
+                          BOOL_MASK_ADDED]
+
+
 # ---- Notebook 03: Permutation equivariance
 from . import cases as _cases  # noqa: E402 (the test functions the checkers are tried on)
 

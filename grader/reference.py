@@ -212,6 +212,27 @@ def causal_valid_lens(batch_size, num_steps):
     return np.tile(np.arange(1, num_steps + 1), (batch_size, 1))
 
 
+def key_padding_mask(valid_lens, num_keys):
+    """The padding mask as booleans, True where a key may be attended (key j < valid_lens[b]): (B,) -> (B, 1, Tk).
+
+    The axis of length 1 broadcasts over the queries of scores (B, Tq, Tk)."""
+    return np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]  # (B, 1, Tk)
+
+
+def causal_mask(num_queries, num_keys):
+    """The causal mask as booleans: query t may attend to keys 0..t, True on and below the diagonal. -> (Tq, Tk)."""
+    return np.tril(np.ones((num_queries, num_keys), dtype=bool))  # (Tq, Tk)
+
+
+def masked_softmax_bool(scores, mask):
+    """Softmax over the keys of scores (B, Tq, Tk) where `mask` (broadcastable to it) is True.
+
+    The other scores become MASK_VALUE first, exactly as in `masked_softmax`, so a query whose mask is all
+    False gets uniform weights 1/Tk; with mask = key_padding_mask(valid_lens, Tk) it is masked_softmax."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return softmax_rows(np.where(mask, scores, MASK_VALUE))  # (B, Tq, Tk)
+
+
 def init_weight(fan_in, fan_out, rng):
     """A weight for x @ W, (fan_in, fan_out): normal, std 1/sqrt(fan_in), so x @ W keeps the scale of x."""
     return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))

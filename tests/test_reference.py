@@ -86,3 +86,36 @@ def test_row_convention_is_the_books_column_form_transposed():
              for h in range(H)]  # the book's (D/H, D) weights of each head
     for b in range(B):
         np.testing.assert_allclose(rows[b], ref.multihead_self_attention(X[b].T, heads, W_o.T).T, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_boolean_masks_are_the_valid_lens_masks(seed):
+    """Notebook 05 section 8: masked_softmax_bool with key_padding_mask is masked_softmax with valid_lens (lengths
+    0 and Tk included); with causal_mask it is masked_softmax with causal_valid_lens; and both at once (&) is
+    masked_softmax with min(t + 1, valid length)."""
+    rng = np.random.default_rng(seed)
+    B, Tq, Tk = int(rng.integers(2, 5)), int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    scores = rng.normal(scale=3.0, size=(B, Tq, Tk))  # (B, Tq, Tk)
+    lens = rng.integers(0, Tk + 1, size=B)
+    lens[:2] = (0, Tk)
+    padding = ref.key_padding_mask(lens, Tk)  # (B, 1, Tk)
+    assert padding.shape == (B, 1, Tk) and padding.dtype == bool
+    np.testing.assert_array_equal(np.broadcast_to(padding, (B, Tq, Tk)), ref.sequence_mask(lens, Tq, Tk))
+    np.testing.assert_array_equal(ref.masked_softmax_bool(scores, padding), ref.masked_softmax(scores, lens))
+
+    T = int(rng.integers(1, 7))
+    square = rng.normal(scale=3.0, size=(B, T, T))  # (B, T, T): self-attention
+    causal = ref.causal_mask(T, T)  # (T, T)
+    np.testing.assert_array_equal(causal, ref.sequence_mask(ref.causal_valid_lens(1, T), T, T)[0])
+    np.testing.assert_array_equal(ref.masked_softmax_bool(square, causal),
+                                  ref.masked_softmax(square, ref.causal_valid_lens(B, T)))
+    lens_T = np.minimum(lens, T)
+    np.testing.assert_array_equal(
+        ref.masked_softmax_bool(square, ref.key_padding_mask(lens_T, T) & causal),
+        ref.masked_softmax(square, np.minimum(ref.causal_valid_lens(B, T), lens_T[:, None])))
+
+
+def test_a_query_with_no_valid_key_gets_uniform_weights_in_both_forms():
+    scores = np.array([[[0.5, -1.0, 2.0, 0.0]]])  # (1, 1, 4)
+    np.testing.assert_array_equal(ref.masked_softmax_bool(scores, np.zeros(4, dtype=bool)), np.full((1, 1, 4), 0.25))
+    np.testing.assert_array_equal(ref.masked_softmax(scores, np.array([0])), np.full((1, 1, 4), 0.25))

@@ -104,6 +104,30 @@ def _init_cases(rng):
     return out
 
 
+def _about_masks(i):
+    return (f"valid_lens {i['valid_lens'].tolist()} of {i['num_keys']} keys, causal mask of "
+            f"{i['num_queries']} queries")
+
+
+def _boolean_masks_cases(rng):
+    """d2l's sizes (lengths [2, 3] of 4 keys, 2 queries), then fewer queries than keys, more, and as many."""
+    out = [Case("book", cases.book_05_masks())]
+    for shape in ("wide", "tall", "square"):
+        i = cases.fresh_05_masks(rng, shape)
+        out.append(Case("fresh", i, about=_about_masks(i)))
+    return out
+
+
+def _bool_softmax_cases(rng):
+    """d2l's scores with the padding mask of lengths [3, 0] and with the causal mask, then fresh scores with a
+    padding mask (lengths 0 and Tk among them), causal masks of more and of fewer queries than keys, and both."""
+    out = [Case("book", i) for i in cases.book_05_bool_softmax()]
+    for kind in ("padding", "causal tall", "causal wide", "both"):
+        i = cases.fresh_05_bool_softmax(rng, kind)
+        out.append(Case("fresh", i, about=f"scores {i['scores'].shape}, {kind} mask {i['mask'].shape}"))
+    return out
+
+
 # MultiHeadAttention.forward calls three graded functions of the student's.
 MHA_USES = {"masked_softmax": "test_masked_softmax", "transpose_qkv": "test_transpose_qkv",
             "transpose_output": "test_transpose_output"}
@@ -173,6 +197,24 @@ PROBES = {
         reference=_mha_reference,
         uses=MHA_USES,
         mistakes=mistakes.MHA_05,
+    ),
+    "test_boolean_masks": Probe(
+        what="key_padding_mask and causal_mask",
+        call="[key_padding_mask(valid_lens, num_keys), causal_mask(num_queries, num_keys)]",
+        outputs=("key_padding_mask", "causal_mask"),  # what the verdict calls the two results
+        cases=_boolean_masks_cases,
+        reference=lambda i: [ref.key_padding_mask(i["valid_lens"], i["num_keys"]),
+                             ref.causal_mask(i["num_queries"], i["num_keys"])],
+        exact_shape=True,  # (B, 1, Tk) and (Tq, Tk): the axis of length 1 is what makes the mask broadcast
+        mistakes=mistakes.BOOLEAN_MASKS_05,
+    ),
+    "test_masked_softmax_bool": Probe(
+        what="masked_softmax_bool",
+        axes=("sequences", "queries", "keys"),
+        call="masked_softmax_bool(scores, mask)",
+        cases=_bool_softmax_cases,
+        reference=lambda i: ref.masked_softmax_bool(i["scores"], i["mask"]),
+        mistakes=mistakes.MASKED_SOFTMAX_BOOL_05,
     ),
 }
 
@@ -262,6 +304,28 @@ def _mha_values():
     return out
 
 
+def _boolean_masks_values():
+    """The checks of section 8: the masks of d2l's sizes and of 4 queries against 3 keys, then
+    masked_softmax_bool on d2l's scores with the course's masks (so a wrong mask of yours does not spread)."""
+    out = {}
+    for name, i in (("book", cases.book_05_masks()),
+                    ("other", dict(valid_lens=np.array([0, 3, 1]), num_queries=4, num_keys=3))):
+        true = [ref.key_padding_mask(i["valid_lens"], i["num_keys"]), ref.causal_mask(i["num_queries"], i["num_keys"])]
+        out[f"padding_{name}_true"] = true[0]
+        out[f"padding_{name}_mistakes"] = _differing(mistakes.BOOLEAN_MASKS_05, i, true[0], index=0)
+        out[f"causal_{name}_true"] = true[1]
+        out[f"causal_{name}_mistakes"] = _differing(mistakes.BOOLEAN_MASKS_05, i, true[1], index=1)
+    padded, causal = cases.book_05_bool_softmax()
+    out["scores_masks"] = padded["scores"]  # d2l's scores again: a masked_softmax that wrote into scores_example did not reach these
+    out["mask_padded_example"] = padded["mask"]  # key_padding_mask(np.array([3, 0]), 4), (2, 1, 4)
+    out["mask_causal_example"] = causal["mask"]  # causal_mask(2, 4), (2, 4)
+    for name, i in (("padded", padded), ("causal", causal)):
+        true = ref.masked_softmax_bool(i["scores"], i["mask"])
+        out[f"bool_{name}_true"] = true
+        out[f"bool_{name}_mistakes"] = _differing(mistakes.MASKED_SOFTMAX_BOOL_05, i, true)
+    return out
+
+
 VALUES = {
     "n05_book_12_1": _book_12_1,
     "n05_masked_softmax": _masked_softmax_values,
@@ -269,4 +333,5 @@ VALUES = {
     "n05_loop": _loop_values,
     "n05_init": _init_values,
     "n05_mha": _mha_values,
+    "n05_boolean_masks": _boolean_masks_values,
 }

@@ -3,7 +3,8 @@ from tests.students import MANUAL, Student
 
 A05 = "05_batched_masked_attention"
 FULL_05 = {"test_masked_softmax": 3, "test_loop_heads": 2, "test_transpose_qkv": 1, "test_transpose_output": 1,
-           "test_init_weight": 1, "test_mha": 3, "test_mha_masks": 2, "why_init": MANUAL}
+           "test_init_weight": 1, "test_mha": 3, "test_mha_masks": 2, "test_boolean_masks": 1,
+           "test_masked_softmax_bool": 2, "why_init": MANUAL}
 
 
 def _05(**changed):
@@ -316,4 +317,49 @@ STUDENTS.update({
         A05, _05(test_mha=0, test_mha_masks=0),
         edits=_forward("masked_softmax(scores, valid_lens)", "softmax(scores)"),
         diagnoses={"test_mha": "valid_lens ignored", "test_mha_masks": "valid_lens ignored"}),
+})
+
+# Issue 15: boolean masks (section 8). The grader hands masked_softmax_bool its own masks, so a mistake in
+# key_padding_mask or causal_mask costs marks in test_boolean_masks only: two mistakes share a student.
+PADDING = "mask = np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]  # (B, 1, Tk)"
+CAUSAL = "mask = np.tril(np.ones((num_queries, num_keys), dtype=bool))  # (Tq, Tk)"
+BOOL_LINE = "weights = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)"
+STUDENTS.update({
+    # Right, written another way: the lengths as a column, the causal mask by comparing positions, and the
+    # masked scores set in a copy by boolean indexing.
+    "boolean_masks_other_way": Student(
+        A05, FULL_05,
+        edits={"boolean_masks_def": [
+            (PADDING, "mask = (np.arange(num_keys)[None, :] < np.asarray(valid_lens)[:, None])[:, None, :]"),
+            (CAUSAL, "mask = np.arange(num_queries)[:, None] >= np.arange(num_keys)[None, :]")],
+            "masked_softmax_bool_def": [(BOOL_LINE, "masked = np.array(scores, dtype=float)  # a copy, (B, Tq, Tk)\n"
+                                                    "    masked[~np.broadcast_to(mask, masked.shape)] = -1e6\n"
+                                                    "    weights = softmax(masked)")]}),
+    # PyTorch's nn.MultiheadAttention convention throughout: True marks the keys to ignore.
+    "pytorch_mask_convention": Student(
+        A05, _05(test_boolean_masks=0, test_masked_softmax_bool=0),
+        edits={"boolean_masks_def": [(PADDING, PADDING.replace(" < ", " >= "))],
+               "masked_softmax_bool_def": [(BOOL_LINE, BOOL_LINE.replace("mask, scores, -1e6", "mask, -1e6, scores"))]},
+        diagnoses={"test_boolean_masks": "padding mask inverted (True = ignore)",
+                   "test_masked_softmax_bool": "mask inverted (True taken as masked)"}),
+    "padding_off_by_one_bool_zero": Student(
+        A05, _05(test_boolean_masks=0, test_masked_softmax_bool=0),
+        edits={"boolean_masks_def": [(PADDING, PADDING.replace(" < ", " <= "))],
+               "masked_softmax_bool_def": [(BOOL_LINE, BOOL_LINE.replace("-1e6", "0"))]},
+        diagnoses={"test_boolean_masks": "padding mask off by one", "test_masked_softmax_bool": "masked with 0"}),
+    "causal_triu_bool_after_softmax": Student(
+        A05, _05(test_boolean_masks=0, test_masked_softmax_bool=0),
+        edits={"boolean_masks_def": [(CAUSAL, CAUSAL.replace("np.tril", "np.triu"))],
+               "masked_softmax_bool_def": [(BOOL_LINE, "weights = softmax(scores) * mask  # (B, Tq, Tk)")]},
+        diagnoses={"test_boolean_masks": "causal mask from np.triu",
+                   "test_masked_softmax_bool": "masked after the softmax"}),
+    # Right wherever every query has a valid key (the causal masks): half the cases, half the marks.
+    "bool_mask_inf": Student(
+        A05, _05(test_masked_softmax_bool=1),
+        edits={"masked_softmax_bool_def": [(BOOL_LINE, BOOL_LINE.replace("-1e6", "-np.inf"))]},
+        diagnoses={"test_masked_softmax_bool": "masked with -inf"}),
+    "bool_mask_added": Student(
+        A05, _05(test_masked_softmax_bool=1),
+        edits={"masked_softmax_bool_def": [(BOOL_LINE, "weights = softmax(scores + np.where(mask, 0.0, -1e6))  # (B, Tq, Tk)")]},
+        diagnoses={"test_masked_softmax_bool": "-1e6 added, not put in place"}),
 })
