@@ -20,6 +20,8 @@ examples:
   python -m grader build --check
   python -m grader grade submissions/ --course course/ --csv grade_table.csv
   python -m grader grade canvas_export.zip --course course/ --assignment 02_scaled_attention
+  python -m grader grade submissions/ --course course/ --student ada --student bo   (regrade two students)
+  python -m grader grade submissions/ --dry-run       (how each file would be placed and graded)
   python -m grader report course/
   python -m grader export course/ --format canvas
 
@@ -62,6 +64,10 @@ def main(argv=None):
                                        "or an LMS's zip of them")
     p.add_argument("--course", default=".course", help="the course directory to grade in (default: .course)")
     p.add_argument("--assignment", action="append", help="only this assignment (repeatable)")
+    p.add_argument("--student", action="append", help="grade (or regrade) only this student, leaving the others' "
+                                                       "grades as they are (repeatable)")
+    p.add_argument("--dry-run", action="store_true", help="say how every file would be placed and graded; run "
+                                                          "nothing, write nothing")
     p.add_argument("--csv", help="also write the grade table here")
     p.add_argument("--workers", type=positive_int, help="notebooks run at once (default: cores + 1; per machine with Dask)")
     p.add_argument("--scheduler", help="run notebooks on Dask: 'local' (a cluster on this machine) or a "
@@ -93,7 +99,8 @@ def main(argv=None):
     if args.command == "grade":
         from . import grade
         return grade.main(args.submissions, args.course, args.assignment, args.csv, args.unsandboxed,
-                          workers=args.workers, scheduler=args.scheduler, serial=args.serial, timeout=args.timeout)
+                          workers=args.workers, scheduler=args.scheduler, serial=args.serial, timeout=args.timeout,
+                          students=args.student, dry=args.dry_run)
     if args.command == "report":
         from . import report
         return report.main(args.course, args.out)

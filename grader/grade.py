@@ -194,20 +194,28 @@ def check_sandbox(unsandboxed=False):
 
 
 def grade_class(submissions, course, only=None, say=print, unsandboxed=False, workers=None, serial=False,
-                timeout=None, scheduler=None, notebook_timeout=None, progress=True):
+                timeout=None, scheduler=None, notebook_timeout=None, progress=True, students=None):
     """Take in, release into the gradebook, grade; return the grade table's rows.
 
     workers: notebooks run at once (default: cores + 1); scheduler: None (local processes),
     "local" (a Dask LocalCluster) or a Dask scheduler's address; serial: stock nbgrader
     autograde instead; timeout: seconds per cell (default 60); notebook_timeout: seconds
-    per notebook (default 10 x timeout).
+    per notebook (default 10 x timeout); students: take in and grade (or regrade) only these,
+    leaving every other student's grades as they are.
     """
     submissions, course = Path(submissions).resolve(), Path(course).resolve()
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
     existed = course.exists()
     prepare(course)
     try:
-        assignments = take_in(submissions, course, only, say).assignments
+        intake = take_in(submissions, course, only, say, students)
+        assignments = intake.assignments
+        if students:
+            # As placed (a student id may have been made safe); who was asked for and not found is said.
+            asked = set(students)
+            students = sorted({s for s, _, _ in intake.placed} | {s for s, _ in intake.empty})
+            for s in sorted(asked - set(students) - {intake.renamed.get(x, x) for x in students}):
+                say(f"grade: --student {s}: no submission of theirs in {submissions}")
         if not assignments:
             raise IntakeError(f"{submissions}: no submission to grade. Expected <student>/<assignment>/<notebook>.ipynb "
                               f"(or a zip of that), the assignments being {', '.join(assignments_of_course())}; "
@@ -226,16 +234,51 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
             ensure_released(course, assignment)
         for assignment in assignments:
             say(f"grade: nbgrader autograde {assignment} ...")
-            if nbgrader(course, "autograde", assignment, "--force", env=env) != 0:
+            if autograde(course, assignment, env, students) != 0:
                 say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
     else:
         execute_class(course, assignments, say, env, unsandboxed, workers or parallel.default_workers(),
-                      scheduler, timeout, notebook_timeout or 10 * timeout, progress)
-    zero_ungraded(course, assignments)
-    return [r for r in report.collect(course) if r["assignment"] in assignments]
+                      scheduler, timeout, notebook_timeout or 10 * timeout, progress, students)
+    zero_ungraded(course, assignments, students)
+    return [r for r in report.collect(course) if r["assignment"] in assignments
+            and (not students or r["student_id"] in students)]
 
 
-def zero_ungraded(course, assignments):
+def autograde(course, assignment, env, students=None):
+    """`nbgrader autograde` of an assignment, for every student in submitted/ or for these only (one run
+    each: nbgrader's --student takes one id); the largest exit code."""
+    runs = [("--force",)] if not students else [("--force", f"--student={s}") for s in students]
+    return max(nbgrader(course, "autograde", assignment, *run, env=env) for run in runs)
+
+
+def dry_run(submissions, only=None, students=None, say=print):
+    """Take the submissions in, in a throw-away course directory, and say how each file would be placed
+    and graded; nothing is run and nothing is kept. Returns the rows it would grade: (student, assignment, file)."""
+    import tempfile
+    submissions = Path(submissions).resolve()
+    with tempfile.TemporaryDirectory(prefix="grade-dry-run-") as tmp:
+        try:
+            intake = take_in(submissions, Path(tmp) / "course", only, say, students)
+        except IntakeError as e:
+            fail(str(e), NOTHING_TO_GRADE)
+        if not intake.assignments:
+            fail(f"{submissions}: no submission to grade; found {_found(submissions)}", NOTHING_TO_GRADE)
+        from .assignments import PROBES
+        planned = []
+        for student, assignment, path in sorted(intake.placed):
+            if path.suffix == ".ipynb":
+                parts = len(PROBES.get(path.stem, {}))
+                say(f"would grade: {student} / {assignment} / {path.name}: {parts} autograded parts, run in a "
+                    "sandboxed kernel")
+                planned.append((student, assignment, path.name))
+        for student, assignment in sorted(intake.empty):
+            say(f"would score 0: {student} / {assignment}: nothing gradable handed in (the lines above say why)")
+        say(f"dry run: {len(planned)} notebooks of {len({s for s, _, _ in planned})} students would be graded; "
+            "nothing was run or written")
+        return planned
+
+
+def zero_ungraded(course, assignments, students=None):
     """Zero, with no manual grading due, for what nbgrader could not grade.
 
     nbgrader leaves the grades of a notebook it failed on empty (shown as waiting for
@@ -250,6 +293,8 @@ def zero_ungraded(course, assignments):
             names = [nb.name for nb in gb.find_assignment(assignment).notebooks]
             for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
                 student = folder.parent.name
+                if students and student not in students:
+                    continue  # not asked for: left exactly as it was
                 graded = {n for n in names if (course / "autograded" / student / assignment / f"{n}.ipynb").exists()}
                 gb.update_or_create_student(student)
                 try:
@@ -392,7 +437,7 @@ class Progress:
 
 
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
-                  notebook_timeout, progress):
+                  notebook_timeout, progress, students=None):
     """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
@@ -402,8 +447,11 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     reused = unreadable = 0
     recording = []
 
+    # nbgrader autograde records an assignment as soon as its notebooks are done, beside the running ones.
+    recorder = concurrent.futures.ThreadPoolExecutor(max_workers=len(assignments) or 1)
+
     def record(assignment):
-        recording.append((assignment, nbgrader(course, "autograde", assignment, "--force", wait=False, env=env)))
+        recording.append((assignment, recorder.submit(autograde, course, assignment, env, students)))
 
     # nbgrader's generate_assignment takes seconds an assignment: they run one after another
     # in the background, and each assignment is planned as soon as it is in the gradebook.
@@ -421,6 +469,8 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             shown.update(stage=f"planning {assignment}")
             cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
             for student, notebook, path in submitted_notebooks(course, assignment):
+                if students and student not in students:
+                    continue
                 try:
                     nb = plan(course, assignment, student, notebook, path, cells)
                 except Exception:
@@ -473,25 +523,29 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             pool.close()
     try:
         # nbgrader autograde records each assignment as soon as it is complete; the last ones finish here.
-        for n, (assignment, process) in enumerate(recording):
+        for n, (assignment, running) in enumerate(recording):
             shown.update(stage=f"recording grades with nbgrader ({n} of {len(assignments)} assignments done)")
-            while process.poll() is None:
+            while not running.done():
                 time.sleep(0.2)
                 shown.update()
-            if process.returncode != 0:
+            if running.result() != 0:
                 say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
         shown.update(stage=f"recorded ({len(recording)} of {len(assignments)} assignments)")
     finally:
         shown.close()
+        recorder.shutdown()
 
 
 def main(submissions, course, only=None, csv_path=None, unsandboxed=False, workers=None, scheduler=None,
-         serial=False, timeout=None):
+         serial=False, timeout=None, students=None, dry=False):
+    if dry:
+        dry_run(submissions, only, students)
+        return 0
     if csv_path and Path(csv_path).resolve() == (Path(course) / "grades.csv").resolve():
         fail(f"--csv {csv_path}: that is the file `nbgrader export` writes in the course directory; "
              "give the grade table another name (for example grade_table.csv)", NOTHING_TO_GRADE)
     rows = grade_class(submissions, course, only, unsandboxed=unsandboxed, workers=workers, scheduler=scheduler,
-                       serial=serial, timeout=timeout)
+                       serial=serial, timeout=timeout, students=students)
     _, missing = report.write_report(course)
     missing = [m for m in missing if m[1] in {r["assignment"] for r in rows}]
     print_table(rows, missing)

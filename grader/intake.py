@@ -96,8 +96,9 @@ def safe_id(name):
     return f"{slug}_{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
-def take_in(source, course, only=None, say=print):
-    """Copy the submissions in `source` (folder or .zip) into course/submitted; see the module docstring."""
+def take_in(source, course, only=None, say=print, students=None):
+    """Copy the submissions in `source` (folder or .zip) into course/submitted; see the module docstring.
+    students: only these (as handed in, or their safe ids); the others are left where they are."""
     source, course = Path(source).resolve(), Path(course).resolve()
     submitted = course / "submitted"
     notebooks = {a: sorted(p.name for p in (build.SOURCE / a).glob("*.ipynb")) for a in build.assignments()}
@@ -115,11 +116,11 @@ def take_in(source, course, only=None, say=print):
         if source == submitted or source in submitted.parents or submitted in source.parents:
             raise IntakeError(f"{source}: the source and {submitted} overlap; take in from a folder outside it")
         chosen = _choose(_folder_entries(source, skip), notebooks, only, skip)
-        _place(chosen, submitted, intake, skip)
+        _place(_only_students(chosen, students), submitted, intake, skip)
     elif source.is_file() and zipfile.is_zipfile(source):
         with zipfile.ZipFile(source) as archive:
             chosen = _choose(_zip_entries(source, archive, skip), notebooks, only, skip)
-            _place(chosen, submitted, intake, skip)
+            _place(_only_students(chosen, students), submitted, intake, skip)
     elif source.is_file():
         raise IntakeError(f"{source}: not a folder of submissions nor a zip archive")
     else:
@@ -264,6 +265,14 @@ def _choose(entries, notebooks, only, skip):
         skip(older.where, f"two files for {student}'s {name}: took the later {newer.where} "
                           f"({newer.time:%Y-%m-%d %H:%M:%S}), not this one ({older.time:%Y-%m-%d %H:%M:%S})")
     return chosen
+
+
+def _only_students(chosen, students):
+    """The chosen submissions of these students only (all when students is None)."""
+    if not students:
+        return chosen
+    return {(student, a): files for (student, a), files in chosen.items()
+            if student in students or safe_id(student) in students}
 
 
 def _lms_file(entry, by_name, collector, skip):

@@ -105,3 +105,43 @@ def test_formgrader_finds_the_source_inside_the_course_directory(tmp_path):
     assert run.stdout.strip() == "source/02_scaled_attention", run.stderr[-2000:]
     prepare(course)  # preparing again keeps the link
     assert (course / "source").is_symlink()
+
+
+def _hand_in(folder, student, notebook):
+    """A student's 02 as the given notebook of the repository (release/: untouched; solutions/: the answer key)."""
+    from grader.build import ROOT
+    a = "02_scaled_attention"
+    (folder / student / a).mkdir(parents=True, exist_ok=True)
+    (folder / student / a / f"{a}.ipynb").write_bytes((ROOT / notebook / a / f"{a}.ipynb").read_bytes())
+
+
+def test_a_dry_run_says_where_each_file_goes_and_runs_nothing(tmp_path):
+    folder = tmp_path / "class"
+    _hand_in(folder, "ada", "release")
+    (folder / "bo" / "02_scaled_attention").mkdir(parents=True)
+    (folder / "bo" / "02_scaled_attention" / "renamed.ipynb").write_text("{}")
+    run = grader("grade", folder, "--course", tmp_path / "course", "--dry-run")
+    assert run.returncode == 0, run.stderr
+    assert "would grade: ada / 02_scaled_attention / 02_scaled_attention.ipynb: 2 autograded parts" in run.stdout
+    assert "would score 0: bo / 02_scaled_attention" in run.stdout
+    assert "a renamed notebook" in run.stdout
+    assert not (tmp_path / "course").exists()
+
+
+def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
+    from grader.report import collect
+    folder = tmp_path / "class"
+    _hand_in(folder, "ada", "release")
+    _hand_in(folder, "bo", "release")
+    first = grader("grade", folder, "--course", tmp_path / "course")
+    assert first.returncode == 0, first.stderr[-2000:]
+    _hand_in(folder, "ada", "solutions")  # both now hand in the answer key; only bo is regraded
+    _hand_in(folder, "bo", "solutions")
+    again = grader("grade", folder, "--course", tmp_path / "course", "--student", "bo")
+    assert again.returncode == 0, again.stderr[-2000:]
+    scores = {}
+    for r in collect(tmp_path / "course"):
+        if not r["needs_manual_grade"]:
+            scores[r["student_id"]] = scores.get(r["student_id"], 0) + r["part_score"]
+    assert scores["ada"] == 0 and scores["bo"] > 0, scores
+    assert "\nada " not in again.stdout  # the grade table holds the students graded in this run
