@@ -5,9 +5,10 @@ nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
 import os
 
-from grader.nbgrader_plugin import SANITIZE, CheckCellMetadataQuickly, InjectProbes, SealVerdicts, cached
+from grader.nbgrader_plugin import (SANITIZE, CheckCellMetadataQuickly, FeedbackStyle, InjectProbes, SealVerdicts,
+                                    cached)
 from grader.sandbox import SandboxedExecute
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, Execute, GetGrades, IgnorePattern, LimitOutput,
                                     SaveAutoGrades)
@@ -52,6 +53,7 @@ c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
 
 # Feedback is opened by students and by instructors, maybe where formgrader runs: nothing a submission
 # wrote may run there. nbconvert's SanitizeHTML escapes scripts and event handlers in markdown and HTML
-# outputs and drops Javascript outputs.
-c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, SanitizeHTML]
+# outputs and drops Javascript outputs. FeedbackStyle is nbconvert's CSSHTMLHeaderPreprocessor with
+# verdicts wrapped inside the page.
+c.GenerateFeedback.preprocessors = [GetGrades, FeedbackStyle, SanitizeHTML]
 c.SanitizeHTML.enabled = True  # nbconvert registers it switched off

@@ -31,6 +31,7 @@ import nbformat
 import numpy as np
 from nbgrader import utils
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
@@ -201,6 +202,18 @@ class SealVerdicts(NbGraderPreprocessor):
             cell.metadata["course"] = {"verdict": {"score": v.score, "points": v.points,
                                                    "mistake": v.mistake, "message": v.message,
                                                    "finding": v.finding}}
+        return nb, resources
+
+
+class FeedbackStyle(CSSHTMLHeaderPreprocessor):
+    """nbconvert's header CSS for the feedback page, and one rule more: a verdict (a stream or error
+    output, shown in <pre>) wraps inside the page instead of running on in one line that scrolls."""
+
+    WRAP = ".output_area pre, .output_subarea pre { white-space: pre-wrap; overflow-wrap: anywhere; }"
+
+    def preprocess(self, nb, resources):
+        nb, resources = super().preprocess(nb, resources)
+        resources["inlining"]["css"].append(self.WRAP)
         return nb, resources
 
 

@@ -129,6 +129,9 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
     html = next((course / "feedback" / "active_content" / "01_self_attention").glob("*.html")).read_text()
     assert not re.search(r"<script>\s*alert|<[a-z]+[^>]*\son[a-z]+=|fetch\('/formgrader[^<]*</script>", html)
     assert "application/javascript" not in html
+    # A verdict wraps inside the page (pre-wrap), not one <pre> line that scrolls sideways.
+    html = next((course / "feedback" / "correct" / "01_self_attention").glob("*.html")).read_text()
+    assert "white-space: pre-wrap" in html and "right on the book's case" in html
 
 
 def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
