@@ -192,7 +192,9 @@ def test_the_lms_export_holds_every_students_score_as_the_gradebook_does(graded,
     if form == "csv":
         assert table[0] == CSV_COLUMNS
         got = {(s, a): (float(score), float(most), int(pending)) for s, a, score, most, pending in table[1:]}
-        assert got == pytest.approx(expected)
+        assert got.keys() == expected.keys()
+        assert all(got[k] == pytest.approx(expected[k]) for k in expected), \
+            [(k, got[k], expected[k]) for k in expected if got[k] != pytest.approx(expected[k])][:5]
     else:
         header, possible, students = table[0], table[1], table[2:]
         assignments = header[len(CANVAS_COLUMNS):]
