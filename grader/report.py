@@ -258,9 +258,10 @@ def write_html(rows, missing, out):
                   "<h2>Pass rate per part</h2>", f"<img src='{files['pass_rate']}' alt='pass rate per part'>"]
     totals = student_totals(rows)
     assignments = sorted({r["assignment"] for r in rows})
-    parts.append("<h2>Students</h2><p>Autograded score out of its maximum; written answers still to grade by hand "
-                 "are counted apart.</p><table><tr><th>student</th>"
-                 + "".join(f"<th>{e(a)}</th>" for a in assignments) + "</tr>")
+    # Columns named by the notebook's number (its name in the tooltip), so six of them fit the page.
+    parts.append("<h2>Students</h2><p>Autograded score out of its maximum, per notebook; written answers still to "
+                 "grade by hand are counted apart (\"1 by hand\").</p><div style='overflow-x:auto'><table><tr><th>student</th>"
+                 + "".join(f"<th title='{e(a)}'>{e(a[:2])}</th>" for a in assignments) + "</tr>")
     for student in sorted(totals):
         cells = []
         for a in assignments:
@@ -268,9 +269,9 @@ def write_html(rows, missing, out):
                 cells.append("<td>-</td>")
                 continue
             got, most, pending = totals[student][a]
-            cells.append(f"<td>{got:g} / {most:g}" + (f" + {pending} to grade by hand" if pending else "") + "</td>")
+            cells.append(f"<td>{got:g}/{most:g}" + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
-    parts += ["</table>", "<h2>Most frequent named mistakes</h2>"]
+    parts += ["</table></div>", "<h2>Most frequent named mistakes</h2>"]
     if mistakes:
         parts.append(f"<img src='{files['mistakes']}' alt='named mistakes'>")
         parts.append("<table><tr><th>mistake</th><th>count</th><th>parts</th></tr>" + "".join(
