@@ -44,8 +44,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import OverwriteCells
 from tqdm import tqdm
 
-from . import report
-from . import parallel
+from . import deadlines, parallel, report
 from .build import ROOT, SOURCE
 from .intake import IntakeError, take_in
 from .sandbox import RUNTIME_FOLDER, RUNTIME_VARIABLE
@@ -60,10 +59,12 @@ c = get_config()  # noqa: F821
 load_subconfig({config!r})  # noqa: F821
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.source_directory = {source!r}
+# From deadlines.toml (grader/deadlines.py): what a late submission loses
+c.LateSubmissionPlugin.penalty_method = {penalty!r}
 '''
 
 
-def prepare(course):
+def prepare(course, penalty="none"):
     """A course directory that grades with this repository's source/ and configuration.
 
     Its source/ is a link to the repository's, so that formgrader (which links to the source inside
@@ -77,7 +78,8 @@ def prepare(course):
         link.symlink_to(SOURCE, target_is_directory=True)
     linked = link.is_symlink() and link.resolve() == SOURCE
     (course / "nbgrader_config.py").write_text(COURSE_CONFIG.format(
-        config=str(ROOT / "nbgrader_config.py"), root=str(course), source="source" if linked else str(SOURCE)))
+        config=str(ROOT / "nbgrader_config.py"), root=str(course), source="source" if linked else str(SOURCE),
+        penalty=penalty))
 
 
 # `nbgrader`, minus 2.9 s of start-up: jsonschema compiles the grammars of its optional IRI
@@ -97,16 +99,19 @@ def nbgrader(course, *args, wait=True, env=None):
     return process.wait() if wait else process
 
 
-def ensure_released(course, assignment):
-    """Put the assignment's cells in the gradebook once (autograde restores hidden tests from there)."""
+def ensure_released(course, assignment, duedate=None):
+    """Put the assignment's cells in the gradebook once (autograde restores hidden tests from there),
+    and its due date (from deadlines.toml; None: no due date) every time."""
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         try:
             gb.find_assignment(assignment)
-            return
+            released = True
         except MissingEntry:
-            pass
-    if nbgrader(course, "generate_assignment", assignment, "--force") != 0:
+            released = False
+    if not released and nbgrader(course, "generate_assignment", assignment, "--force") != 0:
         raise RuntimeError(f"nbgrader could not generate {assignment}: see {course / 'logs'}")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.update_or_create_assignment(assignment, duedate=duedate)
 
 
 def print_table(rows, missing=(), out=sys.stdout):
@@ -206,7 +211,11 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     submissions, course = Path(submissions).resolve(), Path(course).resolve()
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
     existed = course.exists()
-    prepare(course)
+    try:
+        penalty, due = deadlines.read(course, assignments_of_course())
+    except deadlines.DeadlineError as e:
+        fail(str(e), NOTHING_TO_GRADE)
+    prepare(course, penalty)
     try:
         intake = take_in(submissions, course, only, say, students)
         assignments = intake.assignments
@@ -231,14 +240,14 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
            "COURSE_UNSANDBOXED": "1" if unsandboxed else "0"}
     if serial:
         for assignment in assignments:
-            ensure_released(course, assignment)
+            ensure_released(course, assignment, due.get(assignment))
         for assignment in assignments:
             say(f"grade: nbgrader autograde {assignment} ...")
             if autograde(course, assignment, env, students) != 0:
                 say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
     else:
         execute_class(course, assignments, say, env, unsandboxed, workers or parallel.default_workers(),
-                      scheduler, timeout, notebook_timeout or 10 * timeout, progress, students)
+                      scheduler, timeout, notebook_timeout or 10 * timeout, progress, students, due)
     zero_ungraded(course, assignments, students)
     return [r for r in report.collect(course) if r["assignment"] in assignments
             and (not students or r["student_id"] in students)]
@@ -437,7 +446,7 @@ class Progress:
 
 
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
-                  notebook_timeout, progress, students=None):
+                  notebook_timeout, progress, students=None, due=None):
     """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
@@ -456,7 +465,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     # nbgrader's generate_assignment takes seconds an assignment: they run one after another
     # in the background, and each assignment is planned as soon as it is in the gradebook.
     releasing = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    released = {a: releasing.submit(ensure_released, course, a) for a in assignments}
+    released = {a: releasing.submit(ensure_released, course, a, (due or {}).get(a)) for a in assignments}
     shown = Progress(progress)
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.

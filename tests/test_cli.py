@@ -145,3 +145,34 @@ def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
             scores[r["student_id"]] = scores.get(r["student_id"], 0) + r["part_score"]
     assert scores["ada"] == 0 and scores["bo"] > 0, scores
     assert "\nada " not in again.stdout  # the grade table holds the students graded in this run
+
+
+def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadlines_file(tmp_path):
+    from grader.report import collect
+    folder, course = tmp_path / "class", tmp_path / "course"
+    for student, handed_in in (("early", "2026-11-30 09:00:00 UTC"), ("late", "2026-12-02 09:00:00 UTC")):
+        _hand_in(folder, student, "solutions")
+        (folder / student / "02_scaled_attention" / "timestamp.txt").write_text(handed_in)
+    course.mkdir()
+    (course / "deadlines.toml").write_text('penalty = "zero"\n[due]\n02_scaled_attention = "2026-12-01 17:00:00 UTC"\n')
+    run = grader("grade", folder, "--course", course)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = {r["student_id"]: r for r in collect(course)}
+    assert str(rows["late"]["duedate"]).startswith("2026-12-01 17:00")
+    assert rows["early"]["late_submission_penalty"] == 0 and rows["early"]["score"] == rows["early"]["raw_score"] > 0
+    assert rows["late"]["raw_score"] > 0 and rows["late"]["score"] == 0  # "zero": a late submission scores 0
+
+
+@pytest.mark.parametrize("text, said", [('penalty = "half"\n', "penalty = 'half'"),
+                                        ('[due]\n02_scaled_attention = "next friday"\n', "[due] 02_scaled_attention"),
+                                        ('[due]\n99_nothing = "2026-12-01 17:00:00 UTC"\n', "not an assignment"),
+                                        ('due = [\n', "not TOML")])
+def test_a_deadlines_file_that_cannot_be_used_is_named_before_anything_is_graded(tmp_path, text, said):
+    (tmp_path / "class").mkdir()
+    _hand_in(tmp_path / "class", "ada", "release")
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "deadlines.toml").write_text(text)
+    run = grader("grade", tmp_path / "class", "--course", tmp_path / "course")
+    assert run.returncode == NOTHING_TO_GRADE
+    assert "deadlines.toml" in run.stderr and said in run.stderr, run.stderr
+    assert not (tmp_path / "course" / "gradebook.db").exists()
