@@ -4,6 +4,7 @@ Run nbgrader from the repository root (or from a course directory whose own
 nbgrader_config.py loads this one, as `python -m grader grade` writes).
 """
 import os
+import tempfile
 
 from grader.nbgrader_plugin import (SANITIZE, CheckCellMetadataQuickly, FeedbackStyle, InjectProbes, SealVerdicts,
                                     cached)
@@ -48,6 +49,12 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadataQuickly,  # nbgrader's CheckCellMetadata, its schema compiled once
 ]
+# A kernel nbgrader starts without the sandbox (`nbgrader validate`, --unsandboxed) talks over local
+# sockets (ipc), as the sandboxed ones do, not TCP on localhost, where ipykernel warns that the
+# connection is unencrypted. jupyter_client removes the socket files when the kernel shuts down.
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"course-kernel-{os.getpid()}")
+
 # Seconds per cell; `python -m grader grade --timeout` sets COURSE_CELL_TIMEOUT.
 c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
 

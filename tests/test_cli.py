@@ -179,3 +179,15 @@ def test_a_deadlines_file_that_cannot_be_used_is_named_before_anything_is_graded
     assert run.returncode == NOTHING_TO_GRADE
     assert "deadlines.toml" in run.stderr and said in run.stderr, run.stderr
     assert not (tmp_path / "course" / "gradebook.db").exists()
+
+
+@pytest.mark.parametrize("command", [["nbgrader", "validate", "release/02_scaled_attention/02_scaled_attention.ipynb"],
+                                     ["python", "-m", "grader.sandbox"]])
+def test_kernels_this_project_starts_use_local_sockets_so_no_unencrypted_tcp_warning(command):
+    from pathlib import Path
+    from grader.build import ROOT
+    program = str(Path(sys.executable).with_name(command[0])) if command[0] == "nbgrader" else sys.executable
+    run = subprocess.run([program, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert "You did not provide a response" in run.stdout + run.stderr or "sandbox available" in run.stdout, \
+        run.stdout[-1000:] + run.stderr[-1000:]  # the command ran its kernels
+    assert "without encryption" not in run.stdout + run.stderr
