@@ -145,6 +145,8 @@ def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
             scores[r["student_id"]] = scores.get(r["student_id"], 0) + r["part_score"]
     assert scores["ada"] == 0 and scores["bo"] > 0, scores
     assert "\nada " not in again.stdout  # the grade table holds the students graded in this run
+    report = grader("report", tmp_path / "course", "--out", tmp_path / "report")  # the README's report command
+    assert report.returncode == 0 and "<td>ada</td>" in (tmp_path / "report" / "index.html").read_text()
 
 
 def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadlines_file(tmp_path):
