@@ -64,3 +64,4 @@ c.Execute.timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
 # verdicts wrapped inside the page.
 c.GenerateFeedback.preprocessors = [GetGrades, FeedbackStyle, SanitizeHTML]
 c.SanitizeHTML.enabled = True  # nbconvert registers it switched off
+c.FeedbackStyle.enabled = True  # so too this one (nbgrader's own CSSHTMLHeaderPreprocessor never ran)
