@@ -109,7 +109,7 @@ def print_diagnosis_report(course, show=True):
     if show:
         for r in rows:
             if r.get("verdict") and not r["needs_manual_grade"] and r["part_score"] < r["part_max_score"] \
-                    and (r.get("finding") or "none") not in DIAGNOSED:
+                    and (r.get("finding") or "none") not in DIAGNOSED and r.get("finding") != NOT_ATTEMPTED:
                 print(f"  no cause: {r['student_id']} {r['part']}: {r['verdict'][:160]}")
     return total
 
