@@ -388,3 +388,71 @@ def permutation_test_function(inputs):
     from . import reference as ref
     space = dict(inputs, np=np, softmax_down=ref.softmax_cols)
     return eval(PERMUTATION_TEST_FUNCTIONS[int(inputs["which"])][2], space)
+
+
+# ====================================================================== notebook 07: backpropagation through attention
+
+def book_07():
+    """Book notebook 12.1's X and parameters (D=4, N=3), and the upstream gradient dX_prime = dL/dX' that
+    notebook 07 draws after them (seed 1): a fixed loss L = sum(X' * dX_prime)."""
+    i = book_12_1()
+    np.random.seed(1)
+    i["dX_prime"] = np.random.normal(size=(i["D"], i["N"]))  # (D, N)
+    return i
+
+
+def fresh_07(rng, D=None, N=None):
+    """Inputs like book_07's, of another size: fresh_12_1's, and an upstream gradient of X's shape."""
+    i = fresh_12_1(rng, D=D, N=N)
+    i["dX_prime"] = rng.normal(size=(i["D"], i["N"]))  # (D, N)
+    return i
+
+
+def other_07():
+    """Notebook 07's second example (D=5, N=3), as notebooks 02-04 draw theirs, with its upstream gradient."""
+    return fresh_07(np.random.default_rng(2024), D=5, N=3)
+
+
+# The functions of X that students' gradient checks are tried on: sources of lambdas, as in notebook 03,
+# so that the same text runs in the student's kernel and in the grader. A source may use np, softmax_down,
+# the book's parameter names and the case's W (D, D) and G (D, N).
+GRADIENT_CHECK_FUNCTIONS = [  # (name a student reads, source)
+    ("the attention loss sum(X' * G)",
+     "lambda X: np.sum((omega_v @ X + beta_v) @ softmax_down((omega_k @ X + beta_k).T @ (omega_q @ X + beta_q)"
+     " / np.sqrt(omega_q.shape[0])) * G)"),
+    ("sum(X ** 3)", "lambda X: np.sum(X ** 3)"),
+    ("sum(exp(X) * G)", "lambda X: np.sum(np.exp(X) * G)"),
+    ("sum(tanh(W @ X) * G)", "lambda X: np.sum(np.tanh(W @ X) * G)"),
+]
+
+
+def gradient_check_function(inputs):
+    """Test function inputs["which"], made from its source on these inputs (as the probe makes it in the kernel)."""
+    from . import reference as ref
+    space = dict(inputs, np=np, softmax_down=ref.softmax_cols)
+    return eval(GRADIENT_CHECK_FUNCTIONS[int(inputs["which"])][1], space)
+
+
+def gradient_check_true_gradient(inputs):
+    """The gradient of test function inputs["which"] at inputs["X"], by hand."""
+    from . import reference as ref
+    X, which = inputs["X"], int(inputs["which"])
+    if which == 0:
+        params = [inputs[n] for n in PARAMETERS]
+        return ref.attention_backward(X, *params, inputs["G"])["dX"]
+    if which == 1:
+        return 3 * X ** 2
+    if which == 2:
+        return np.exp(X) * inputs["G"]
+    return inputs["W"].T @ ((1 - np.tanh(inputs["W"] @ X) ** 2) * inputs["G"])
+
+
+GRADIENT_CHECK_INPUTS = ("X", "W", "G") + PARAMETERS
+
+
+def gradient_check_case(i, which, dX, eps):
+    """The inputs of one gradient_check case: the function's own inputs, the gradient to check and eps."""
+    import re
+    source = GRADIENT_CHECK_FUNCTIONS[which][1]
+    names = [n for n in GRADIENT_CHECK_INPUTS if n == "X" or re.search(rf"\b{n}\b", source)]
+    return dict(only(i, names), which=which, dX=dX, eps=eps)

@@ -929,3 +929,104 @@ ENCODING_FROM_ONE = Mistake(
 
 POSITION_ENCODING = [ENCODING_SIN_COS_SWAPPED, ENCODING_FREQUENCY_PER_ROW, ENCODING_EXPONENT_DOUBLED,
                      ENCODING_HALVES, ENCODING_MULTIPLIED, ENCODING_FROM_ONE]
+
+
+# ====================================================================== notebook 07: backpropagation through attention
+
+SOFTMAX_BACKWARD_NO_OUTER = Mistake(
+    "softmax backward without the -a a^T term",
+    "you multiplied by diag(a) only: each column's Jacobian is diag(a) - a a^T, so subtract the column's "
+    "sum of A * dA before multiplying, dS = A * (dA - np.sum(A * dA, axis=0, keepdims=True))",
+    lambda i: i["A"] * i["dA"])
+
+SOFTMAX_BACKWARD_ROWS = Mistake(
+    "softmax backward summed over rows",
+    "the sum of A * dA ran along each row (axis=1): the softmax normalises each column, so the sum that "
+    "couples its entries runs down the column, np.sum(A * dA, axis=0, keepdims=True)",
+    lambda i: i["A"] * (i["dA"] - np.sum(i["A"] * i["dA"], axis=1, keepdims=True)))
+
+SOFTMAX_BACKWARD = [SOFTMAX_BACKWARD_NO_OUTER, SOFTMAX_BACKWARD_ROWS]
+
+
+def _attention_backward_variant(i, scale_in_backward=True, swap_qk=False, beta_sum=lambda G: G.sum(axis=1, keepdims=True),
+                                dV_transposed=False):
+    """attention_backward's gradients, in ref.ATTENTION_GRADIENTS's order, with one step done wrong."""
+    X, G = i["X"], i["dX_prime"]
+    ov, oq, ok, bv, bq, bk = _parameters(i)
+    V, Q, K = ref.queries_keys_values(X, ov, oq, ok, bv, bq, bk)
+    c = 1.0 / np.sqrt(Q.shape[0])
+    A = ref.softmax_cols(K.T @ Q * c)  # (N, N)
+    dV = G @ A if dV_transposed else G @ A.T  # (D, N)
+    dS = ref.softmax_backward(A, V.T @ G)  # (N, N)
+    b = c if scale_in_backward else 1.0
+    dQ, dK = b * K @ dS, b * Q @ dS.T  # (D, N) each
+    if swap_qk:
+        dQ, dK = dK, dQ
+    dX = ov.T @ dV + oq.T @ dQ + ok.T @ dK
+    return [dX, dV @ X.T, dQ @ X.T, dK @ X.T, beta_sum(dV), beta_sum(dQ), beta_sum(dK)]
+
+
+ATTENTION_BACKWARD_NO_SCALE = Mistake(
+    "scale forgotten in the backward pass",
+    "the forward pass divides the dot products by sqrt(D_q), so the chain rule multiplies their gradient "
+    "by 1/sqrt(D_q) too: dQ = K @ dS / sqrt(D_q) and dK = Q @ dS.T / sqrt(D_q)",
+    lambda i: _attention_backward_variant(i, scale_in_backward=False))
+
+ATTENTION_BACKWARD_QK_SWAPPED = Mistake(
+    "gradients of the queries and keys swapped",
+    "entry [m, n] of the scores is key m times query n, so the queries get dQ = K @ dS / sqrt(D_q) (dS as it "
+    "is) and the keys dK = Q @ dS.T / sqrt(D_q) (dS transposed)",
+    lambda i: _attention_backward_variant(i, swap_qk=True))
+
+ATTENTION_BACKWARD_BIAS_NOT_SUMMED = Mistake(
+    "bias gradients not summed over the tokens",
+    "every token adds the same bias, so its gradient is the sum of the tokens' gradients: "
+    "d_beta_v = dV.sum(axis=1, keepdims=True), a D x 1 column like beta_v (and the same for q and k)",
+    lambda i: _attention_backward_variant(i, beta_sum=lambda G: G))
+
+ATTENTION_BACKWARD_BIAS_WRONG_AXIS = Mistake(
+    "bias gradients summed over the features",
+    "the sum ran down each column (axis=0), over the features: a bias is added to every token, so sum "
+    "over the tokens, the columns, dV.sum(axis=1, keepdims=True), to get a D x 1 column like beta_v",
+    lambda i: _attention_backward_variant(i, beta_sum=lambda G: G.sum(axis=0, keepdims=True)))
+
+ATTENTION_BACKWARD_DV_NOT_TRANSPOSED = Mistake(
+    "attention matrix not transposed in dV",
+    "X' = V @ A, so dV = dX_prime @ A.T: column m of dV collects the gradients of the outputs that "
+    "attended to token m, weighted by row m of A",
+    lambda i: _attention_backward_variant(i, dV_transposed=True))
+
+ATTENTION_BACKWARD = [ATTENTION_BACKWARD_NO_SCALE, ATTENTION_BACKWARD_QK_SWAPPED, ATTENTION_BACKWARD_BIAS_NOT_SUMMED,
+                      ATTENTION_BACKWARD_BIAS_WRONG_AXIS, ATTENTION_BACKWARD_DV_NOT_TRANSPOSED]
+
+
+def _one_sided_gradient(f, X, eps):
+    grad = np.zeros_like(X)
+    f_X = f(X)
+    for index in np.ndindex(X.shape):
+        plus = X.copy()
+        plus[index] += eps
+        grad[index] = (f(plus) - f_X) / eps
+    return grad
+
+
+def _checked(i, numeric, error=ref.relative_error):
+    from . import cases
+    f = cases.gradient_check_function(i)
+    X = np.asarray(i["X"], dtype=float)
+    return np.array(error(np.reshape(i["dX"], X.shape), numeric(f, X, float(i["eps"]))))
+
+
+GRADIENT_CHECK_ONE_SIDED = Mistake(
+    "one-sided differences",
+    "(f(X + eps) - f(X)) / eps is off by about eps times the second derivative: use central differences, "
+    "(f(X + eps) - f(X - eps)) / (2 * eps), whose error is about eps squared",
+    lambda i: _checked(i, _one_sided_gradient))
+
+GRADIENT_CHECK_ABSOLUTE = Mistake(
+    "absolute error instead of the relative one",
+    "you returned max |analytic - numeric|, which depends on how large the gradients are: divide it by "
+    "max(max(|analytic| + |numeric|), 1e-12), as the TODO says",
+    lambda i: _checked(i, ref.numerical_gradient, lambda a, n: np.max(np.abs(a - n))))
+
+GRADIENT_CHECK = [GRADIENT_CHECK_ONE_SIDED, GRADIENT_CHECK_ABSOLUTE]

@@ -281,3 +281,76 @@ def position_encoding(D, N):
     rows = np.arange(D)[:, np.newaxis]  # (D, 1)
     angles = positions / 10000.0 ** (2 * (rows // 2) / D)  # (D, N)
     return np.where(rows % 2 == 0, np.sin(angles), np.cos(angles))  # (D, N)
+
+
+# ====================================================================== notebook 07: backpropagation through attention
+
+ATTENTION_GRADIENTS = ("dX", "d_omega_v", "d_omega_q", "d_omega_k", "d_beta_v", "d_beta_q", "d_beta_k")
+GRADIENT_CHECK_FLOOR = 1e-12  # the relative error's denominator is never below this (both gradients 0)
+
+
+def softmax_jacobian(a):
+    """The Jacobian d a / d s of one column a = softmax[s]: diag(a) - a a^T, (N, N)."""
+    a = np.asarray(a, dtype=np.float64).reshape(-1)  # (N,)
+    return np.diag(a) - np.outer(a, a)  # (N, N)
+
+
+def softmax_backward(A, dA):
+    """dL/dS for A = softmax_cols(S), given dL/dA: every column's Jacobian times its dA, never formed."""
+    A = np.asarray(A, dtype=np.float64)  # (N, M)
+    dA = np.asarray(dA, dtype=np.float64)  # (N, M)
+    return A * (dA - np.sum(A * dA, axis=0, keepdims=True))  # (N, M)
+
+
+def attention_backward(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, dX_prime, scale=None):
+    """Gradients of a loss L through X' = V @ softmax_cols(K^T Q * scale) (eq. 12.9 when scale is None,
+    1/sqrt(D_q)), given dX_prime = dL/dX' (D_v, N): {name: gradient}, each of its parameter's shape."""
+    Q = omega_q @ X + beta_q  # (D_q, N)
+    K = omega_k @ X + beta_k  # (D_q, N)
+    V = omega_v @ X + beta_v  # (D_v, N)
+    c = 1.0 / np.sqrt(Q.shape[0]) if scale is None else scale
+    A = softmax_cols(K.T @ Q * c)  # (N, N): [key m, query n]
+    dV = dX_prime @ A.T  # (D_v, N)
+    dA = V.T @ dX_prime  # (N, N)
+    dS = softmax_backward(A, dA)  # (N, N)
+    dQ = c * K @ dS  # (D_q, N): S[m, n] = c k_m . q_n
+    dK = c * Q @ dS.T  # (D_q, N)
+    return {"dX": omega_v.T @ dV + omega_q.T @ dQ + omega_k.T @ dK,  # (D, N)
+            "d_omega_v": dV @ X.T, "d_omega_q": dQ @ X.T, "d_omega_k": dK @ X.T,  # (D_., D)
+            "d_beta_v": dV.sum(axis=1, keepdims=True), "d_beta_q": dQ.sum(axis=1, keepdims=True),
+            "d_beta_k": dK.sum(axis=1, keepdims=True)}  # (D_., 1)
+
+
+def attention_loss(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, dX_prime, scale=None):
+    """The loss whose gradient `attention_backward` returns: L = sum(X' * dX_prime), so dL/dX' = dX_prime."""
+    V, Q, K = queries_keys_values(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)
+    c = 1.0 / np.sqrt(Q.shape[0]) if scale is None else scale
+    return float(np.sum(V @ softmax_cols(K.T @ Q * c) * dX_prime))
+
+
+def numerical_gradient(f, X, eps=1e-6):
+    """Central differences (f(X + eps e_i) - f(X - eps e_i)) / (2 eps) of a scalar f, for every entry i of X.
+
+    E.g. numerical_gradient(lambda W: attention_loss(X, ov, W, ok, bv, bq, bk, G), oq) should match
+    attention_backward(X, ov, oq, ok, bv, bq, bk, G)["d_omega_q"] to about 1e-8 (relative)."""
+    X = np.asarray(X, dtype=np.float64)
+    grad = np.zeros_like(X)
+    for i in np.ndindex(X.shape):
+        plus, minus = X.copy(), X.copy()
+        plus[i] += eps
+        minus[i] -= eps
+        grad[i] = (f(plus) - f(minus)) / (2 * eps)
+    return grad
+
+
+def relative_error(analytic, numeric):
+    """max |analytic - numeric| / max(max(|analytic| + |numeric|), GRADIENT_CHECK_FLOOR)."""
+    analytic = np.asarray(analytic, dtype=np.float64)
+    numeric = np.asarray(numeric, dtype=np.float64)
+    return float(np.max(np.abs(analytic - numeric))
+                 / max(np.max(np.abs(analytic) + np.abs(numeric)), GRADIENT_CHECK_FLOOR))
+
+
+def gradient_check(f, X, dX, eps=1e-6):
+    """The relative error between the analytic gradient dX and central differences of f at X."""
+    return relative_error(np.reshape(dX, np.shape(X)), numerical_gradient(f, X, eps))

@@ -119,3 +119,34 @@ def test_a_query_with_no_valid_key_gets_uniform_weights_in_both_forms():
     scores = np.array([[[0.5, -1.0, 2.0, 0.0]]])  # (1, 1, 4)
     np.testing.assert_array_equal(ref.masked_softmax_bool(scores, np.zeros(4, dtype=bool)), np.full((1, 1, 4), 0.25))
     np.testing.assert_array_equal(ref.masked_softmax(scores, np.array([0])), np.full((1, 1, 4), 0.25))
+
+
+@pytest.mark.parametrize("inputs", ["book", "fresh"])
+def test_attention_backward_agrees_with_central_differences(inputs):
+    """Notebook 07: every gradient of the reference backward pass matches central differences of the loss
+    L = sum(X' * dX_prime), on the book's inputs and on fresh ones; the key bias's gradient is zero up to
+    rounding (it adds the same number to every score of a column, which the softmax ignores)."""
+    i = cases.book_07() if inputs == "book" else cases.fresh_07(np.random.default_rng(7))
+    names = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+    args = [i[n] for n in names]
+    grads = ref.attention_backward(*args, i["dX_prime"])
+    for k, name in enumerate(names):
+        def loss(value, k=k):
+            changed = list(args)
+            changed[k] = value
+            return ref.attention_loss(*changed, i["dX_prime"])
+        numeric = ref.numerical_gradient(loss, args[k])
+        analytic = grads["dX" if name == "X" else "d_" + name]
+        assert analytic.shape == args[k].shape
+        if name == "beta_k":
+            assert np.max(np.abs(analytic)) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
+        else:
+            assert ref.relative_error(analytic, numeric) < 1e-7, name
+
+
+def test_the_softmax_backward_is_the_jacobian_times_the_upstream_gradient():
+    rng = np.random.default_rng(3)
+    A = ref.softmax_cols(rng.normal(size=(5, 4)))  # (5, 4)
+    dA = rng.normal(size=(5, 4))
+    expected = np.column_stack([ref.softmax_jacobian(A[:, n]) @ dA[:, n] for n in range(4)])  # J is symmetric
+    np.testing.assert_allclose(ref.softmax_backward(A, dA), expected, rtol=1e-12, atol=1e-14)
