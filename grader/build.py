@@ -156,22 +156,19 @@ def execute(nb, cwd):
 
 # ---------------------------------------------------------------- the whole build
 
-def _digest(paths):
-    """One hash of these files' names and bytes (editor files left out)."""
-    h = hashlib.sha256()
-    for path in sorted(paths):
-        if path.is_file() and not _editors(path):
-            h.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
-
-
 def inputs_digest(assignment):
-    """What an assignment's build depends on and what it wrote: its source, the course's code (the
-    reference values and checks come from grader/), the nbgrader configuration, and release/ and
-    solutions/ as they are now (a hand edit there is undone by the next build)."""
-    folders = [SOURCE / assignment, RELEASE / assignment, SOLUTIONS / assignment, ROOT / "grader"]
-    return _digest([p for f in folders for p in f.rglob("*")] + [ROOT / "nbgrader_config.py"])
+    """One hash of what an assignment's build depends on and what it wrote: its source, the course's
+    code (the reference values and checks come from grader/), the nbgrader configuration, and release/
+    and solutions/ as they are now (a hand edit there is undone by the next build). Editor files aside."""
+    folders = {"source": SOURCE / assignment, "release": RELEASE / assignment,
+               "solutions": SOLUTIONS / assignment, "grader": ROOT / "grader"}
+    files = [(f"{role}/{p.relative_to(folder)}", p) for role, folder in folders.items() for p in folder.rglob("*")
+             if p.is_file() and not _editors(p.relative_to(folder))]
+    h = hashlib.sha256()
+    for name, path in sorted(files) + [("nbgrader_config.py", ROOT / "nbgrader_config.py")]:
+        h.update(name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 STAMPS = ROOT / ".build_stamps.json"  # {assignment: inputs_digest after its last build}; not committed

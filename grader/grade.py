@@ -45,7 +45,7 @@ from nbgrader.preprocessors import OverwriteCells
 from tqdm import tqdm
 
 from . import deadlines, parallel, report
-from .build import ROOT, SOURCE
+from .build import ROOT, SOURCE, assignments as course_assignments
 from .intake import IntakeError, take_in
 from .sandbox import RUNTIME_FOLDER, RUNTIME_VARIABLE
 from .protocol import NOT_ATTEMPTED
@@ -171,9 +171,14 @@ def fail(message, code):
     raise SystemExit(code)
 
 
-def assignments_of_course():
-    from .build import assignments
-    return assignments()
+def _taken_in(submissions, course, only, say, students):
+    """take_in, or an IntakeError saying what was expected and what was found when nothing can be graded."""
+    intake = take_in(submissions, course, only, say, students)
+    if not intake.assignments:
+        raise IntakeError(f"{submissions}: no submission to grade. Expected <student>/<assignment>/<notebook>.ipynb "
+                          f"(or a zip of that), the assignments being {', '.join(course_assignments())}; "
+                          f"found {_found(submissions)}")
+    return intake
 
 
 def _found(folder):
@@ -214,12 +219,12 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
     existed = course.exists()
     try:
-        penalty, due = deadlines.read(course, assignments_of_course())
+        penalty, due = deadlines.read(course, course_assignments())
     except deadlines.DeadlineError as e:
         fail(str(e), NOTHING_TO_GRADE)
     prepare(course, penalty)
     try:
-        intake = take_in(submissions, course, only, say, students)
+        intake = _taken_in(submissions, course, only, say, students)
         assignments = intake.assignments
         if students:
             # As placed (a student id may have been made safe); who was asked for and not found is said.
@@ -227,10 +232,6 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
             students = sorted({s for s, _, _ in intake.placed} | {s for s, _ in intake.empty})
             for s in sorted(asked - set(students) - {intake.renamed.get(x, x) for x in students}):
                 say(f"grade: --student {s}: no submission of theirs in {submissions}")
-        if not assignments:
-            raise IntakeError(f"{submissions}: no submission to grade. Expected <student>/<assignment>/<notebook>.ipynb "
-                              f"(or a zip of that), the assignments being {', '.join(assignments_of_course())}; "
-                              f"found {_found(submissions)}")
     except IntakeError as e:
         if not existed:  # leave nothing half-made behind
             shutil.rmtree(course, ignore_errors=True)
@@ -269,11 +270,9 @@ def dry_run(submissions, only=None, students=None, say=print):
     submissions = Path(submissions).resolve()
     with tempfile.TemporaryDirectory(prefix="grade-dry-run-") as tmp:
         try:
-            intake = take_in(submissions, Path(tmp) / "course", only, say, students)
+            intake = _taken_in(submissions, Path(tmp) / "course", only, say, students)
         except IntakeError as e:
             fail(str(e), NOTHING_TO_GRADE)
-        if not intake.assignments:
-            fail(f"{submissions}: no submission to grade; found {_found(submissions)}", NOTHING_TO_GRADE)
         from .assignments import PROBES
         planned = []
         for student, assignment, path in sorted(intake.placed):
