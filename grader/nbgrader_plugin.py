@@ -192,8 +192,8 @@ class SealVerdicts(NbGraderPreprocessor):
                                      finding="reported")
             if grade_id in untouched and v.score < v.points:
                 # The placeholder's result is no mistake the student made: say so, name none.
-                v = protocol.Verdict(v.score, v.points, f"{probe.what}: {protocol.NOT_ATTEMPTED}: the TODO cell above is as "
-                                     "it was handed out. Fill it in, then run the check below it.",
+                v = protocol.Verdict(v.score, v.points, f"{probe.what}: {protocol.NOT_ATTEMPTED}: the TODO cell it grades is as "
+                                     "it was handed out. Fill it in, then run its check.",
                                      finding=protocol.NOT_ATTEMPTED)
             done[grade_id] = (probe.what, v)
             cell.outputs = [nbformat.from_dict(o) for o in protocol.verdict_outputs(v)]

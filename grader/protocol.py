@@ -88,6 +88,10 @@ class Probe:
     # Views that undo what the grader knows (the output projection, the values), for structural
     # findings when the result itself shows nothing simple: (words, view(inputs, result), axes); see grader/views.py.
     views: tuple = ()
+    # For a result that is judged, not compared: (share of the marks, what to tell the student) for one
+    # case's decoded result, used in place of comparing with `reference` (notebook 09 judges a trained
+    # model by its accuracy on fresh sequences; `reference` is then one right answer, for the tests).
+    judge: Callable[[dict, Any], tuple] = None
 
 
 # --------------------------------------------------------------------------
@@ -323,7 +327,7 @@ def _read(probe, cases, results):
     """The decoded results, each case's reason (None = right) and the inputs each case changed in place."""
     got, reasons, changed = [], [], []
     for case, result in zip(cases, results):
-        want = probe.reference(case.inputs)
+        want = None if probe.judge else probe.reference(case.inputs)
         if not isinstance(result, dict) or not result.get("ok"):
             error = str(result.get("error", "no result")) if isinstance(result, dict) else "no result"
             got.append(None)
@@ -338,7 +342,11 @@ def _read(probe, cases, results):
             changed.append([])
             continue
         got.append(value)
-        reasons.append(compare(value, want, probe.outputs or None, exact=probe.exact_shape))
+        if probe.judge:
+            share, said = probe.judge(case.inputs, value)
+            reasons.append(None if share >= 1 else said)
+        else:
+            reasons.append(compare(value, want, probe.outputs or None, exact=probe.exact_shape))
         changed.append([str(n)[:40] for n in result.get("changed", []) if isinstance(n, str)][:5])
     return got, reasons, changed
 
@@ -419,6 +427,8 @@ def _listing(words):
 def _marked(probe, cases, got, reasons, changed, points):
     """The verdict on one set of results: hard-coded, right on the book's sizes only, named, found, or right."""
     what = probe.what
+    if probe.judge:
+        return _judged(probe, cases, got, reasons, points)
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]
     if not probe.answers_repeat and book and book[0] is not None and any(
@@ -462,6 +472,18 @@ def _marked(probe, cases, got, reasons, changed, points):
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
     text, kind = _finding(probe, cases, got, reasons)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
+
+
+def _judged(probe, cases, got, reasons, points):
+    """The verdict on a judged result: the mean of the judge's shares, and what it said of the worst case."""
+    judged = [probe.judge(c.inputs, g) if g is not None else (0.0, why) for c, g, why in zip(cases, got, reasons)]
+    share = sum(s for s, _ in judged) / len(judged)
+    said = min(judged, key=lambda j: j[0])[1]
+    if share >= 1:
+        return Verdict(points, points, f"{probe.what}: {said}")
+    said = said if said.endswith((".", "?", "!", ")")) else said + "."
+    return Verdict(round(points * min(max(share, 0.0), 1.0), 2), points, f"{probe.what}: {said}",
+                   finding="structural" if any(g is not None for g in got) else "reported")
 
 
 def _sentence(text):
