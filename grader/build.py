@@ -59,6 +59,8 @@ def write(nb, path):
 INTRO = {  # the line above a generated cell, which is collapsed: what it holds
     "checks": "The next cell, collapsed, holds the course's checks: the comparisons the grader makes too. You "
               "need nothing but this notebook to run them; open the cell to read them.",
+    "module:tiny_transformer": "The next cell is the course's model and its backward pass, the same code the "
+                               "grader uses; read it through once before you train it.",
     None: "The next cell, collapsed, holds the true values for the check below and the values some common "
           "mistakes give, computed by the course's reference code.",
 }
@@ -69,7 +71,8 @@ def refresh_generated_cells(nb):
     """Rewrite the cells the build owns (checks and reference values); True if any changed.
 
     They are collapsed (JupyterLab's and Notebook 7's "source_hidden"): a student reads the text and the
-    TODOs, not pages of numbers. One line of markdown above each, which the build owns too, says what it
+    TODOs, not pages of numbers; a module of the course's code ("module:NAME") is there to be read, and stays
+    open. One line of markdown above each, which the build owns too, says what it
     holds."""
     changed = False
     i = 0
@@ -78,9 +81,13 @@ def refresh_generated_cells(nb):
         key = cell.metadata.get("course", {}).get("generated")
         if key:
             new = notebook_values.render(key).rstrip("\n")
-            changed |= cell.source != new or not cell.metadata.get("jupyter", {}).get("source_hidden")
+            hidden = not key.startswith("module:")
+            changed |= cell.source != new or cell.metadata.get("jupyter", {}).get("source_hidden", False) != hidden
             cell.source = new
-            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            if hidden:
+                cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            else:
+                cell.metadata.get("jupyter", {}).pop("source_hidden", None)
             intro = INTRO.get(key, INTRO[None])
             before = nb.cells[i - 1] if i else None
             if before is not None and (before.metadata.get("course", {}).get("intro") or before.source == OLD_INTRO):
@@ -183,7 +190,8 @@ def _stamps():
 
 def build(check=False, only=None, out=sys.stdout, force=False):
     """Build every assignment (or `only` those); with check, compare instead of writing. An assignment
-    whose inputs have not changed since its last build here is not executed again, unless `force`."""
+    whose inputs have not changed since its last build here is not executed again, unless `force`. A check
+    that finds an assignment up to date stamps it as a build would: its files are what a build makes."""
     stale = []
     stamps = _stamps()
     with tempfile.TemporaryDirectory(prefix="course-built-") as tmp:
@@ -194,6 +202,7 @@ def build(check=False, only=None, out=sys.stdout, force=False):
                       file=out, flush=True)
                 continue
             print(f"build: {assignment}", file=out, flush=True)
+            stale_before = len(stale)
             staged = Path(tmp) / "source" / assignment
             shutil.copytree(src_dir, staged, ignore=shutil.ignore_patterns(*EDITOR_FILES))
             for path in sorted(staged.glob("*.ipynb")):
@@ -234,7 +243,7 @@ def build(check=False, only=None, out=sys.stdout, force=False):
                             if not check:
                                 print(f"removed: {_shown(extra)} (the build does not make it)", file=out)
                                 extra.unlink()
-            if not check:
+            if not check or len(stale) == stale_before:
                 stamps[assignment] = inputs_digest(assignment)
                 STAMPS.write_text(json.dumps(stamps, indent=1, sort_keys=True) + "\n")
     return sorted(set(stale))

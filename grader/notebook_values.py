@@ -4,7 +4,8 @@ A notebook cell whose metadata says {"course": {"generated": KEY}} is rewritten 
 `python -m grader build`: KEY "checks" gets grader/notebook_checks.py verbatim, any
 other KEY the names that VALUES[KEY]() of grader/assignments returns: true values
 on the book's case, and the values of the catalogued mistakes on the same case, so
-a visible check can name a mistake with nothing but the notebook.
+a visible check can name a mistake with nothing but the notebook. KEY "module:NAME" (one of
+MODULES) gets grader/NAME.py verbatim: code the notebook gives, kept in one place.
 """
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import numpy as np
 from . import notebook_checks
 from .assignments import VALUES
 
+MODULES = ("module:tiny_transformer",)  # grader modules a notebook holds verbatim (they import numpy only)
 HEADER = "# Written by `python -m grader build` from the course's reference code: do not edit.\n"
 
 
@@ -33,6 +35,8 @@ def _literal(value, prefix=""):
         body = "".join(f"    {_literal(k)}:\n        {_literal(v).replace(chr(10), chr(10) + '        ')},\n"
                        for k, v in value.items())
         return "{\n" + body + "}"
+    if isinstance(value, list):  # several results of one call, as [loss, dlogits]
+        return "[\n" + "".join(f"    {_literal(v, '    ')},\n" for v in value) + "]"
     text = np.array2string(np.asarray(value), separator=", ", max_line_width=88, threshold=10**6,
                            prefix=prefix + "np.array(",
                            formatter={"float_kind": _number})
@@ -43,6 +47,8 @@ def render(key):
     """The whole source of a generated cell."""
     if key == "checks":
         return HEADER + Path(notebook_checks.__file__).read_text()
+    if key in MODULES:  # the course's own code that a notebook gives, from the one file the grader imports
+        return HEADER + (Path(__file__).parent / f"{key.split(':', 1)[1]}.py").read_text()
     if key not in VALUES:
         raise KeyError(f"no generated cell called '{key}' in grader/notebook_values.py")
     return HEADER + "".join(f"{name} = {_literal(v, f'{name} = ')}\n" for name, v in VALUES[key]().items())

@@ -109,6 +109,33 @@ def test_the_build_leaves_what_editors_write_alone_and_says_what_else_it_removes
     assert all(path.read_text() == "{}" for path in editors)
 
 
+def test_a_check_that_finds_an_assignment_up_to_date_stamps_it_and_one_that_finds_it_stale_does_not(
+        tmp_path, monkeypatch):
+    """So that CI's `make demo`, after `make test` checked every assignment, does not execute them again."""
+    import io
+    import json
+    import shutil
+    a = "01_self_attention"
+    for name in ("source", "release", "solutions"):
+        shutil.copytree(build.ROOT / name / a, tmp_path / name / a)
+    for name, where in (("SOURCE", "source"), ("RELEASE", "release"), ("SOLUTIONS", "solutions")):
+        monkeypatch.setattr(build, name, tmp_path / where)
+    monkeypatch.setattr(build, "STAMPS", tmp_path / "stamps.json")
+    runs = []
+    monkeypatch.setattr(build, "execute", lambda nb, cwd: runs.append(cwd) or nb)  # the answer key, not run
+    build.build(only=[a], out=io.StringIO())  # the copy now holds what this build makes
+    build.STAMPS.unlink()
+    assert build.build(check=True, only=[a], out=io.StringIO()) == [] and len(runs) == 2
+    said = io.StringIO()
+    build.build(only=[a], out=said)
+    assert f"build: {a} up to date" in said.getvalue() and len(runs) == 2
+    (tmp_path / "release" / a / f"{a}.ipynb").write_text("{}")
+    build.STAMPS.unlink()
+    assert build.build(check=True, only=[a], out=io.StringIO())
+    stamps = json.loads(build.STAMPS.read_text()) if build.STAMPS.exists() else {}
+    assert a not in stamps
+
+
 def test_a_build_with_nothing_changed_executes_nothing_and_says_up_to_date(tmp_path, monkeypatch):
     import io
     import shutil
