@@ -150,3 +150,112 @@ def test_the_softmax_backward_is_the_jacobian_times_the_upstream_gradient():
     dA = rng.normal(size=(5, 4))
     expected = np.column_stack([ref.softmax_jacobian(A[:, n]) @ dA[:, n] for n in range(4)])  # J is symmetric
     np.testing.assert_allclose(ref.softmax_backward(A, dA), expected, rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------- notebook 09: the tiny transformer, trained
+
+def _numeric_gradient(loss, params, name, eps=1e-6):
+    """Central differences of loss(params) with respect to params[name]."""
+    out = np.zeros_like(params[name])
+    for index in np.ndindex(out.shape):
+        shifted = [dict(params, **{name: params[name].copy()}) for _ in range(2)]
+        shifted[0][name][index] += eps
+        shifted[1][name][index] -= eps
+        out[index] = (loss(shifted[0]) - loss(shifted[1])) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_tiny_models_backward_agrees_with_central_differences(seed):
+    """Every parameter of grader.tiny_transformer's model (the code notebook 09 gives), through the course's
+    cross_entropy; b_k's gradient is zero (a bias on every key shifts all of a query's scores alike)."""
+    rng = np.random.default_rng(seed)
+    params = {n: p + 0.1 * rng.normal(size=p.shape) for n, p in ref.tiny.init_model(rng, D=6, D_ff=8, T=6).items()}
+    tokens, targets, weights = ref.tiny.reversal_batch(rng, 3, length=3)
+
+    def loss(p):
+        return ref.cross_entropy(ref.tiny.model_forward(p, tokens, 2)[0], targets, weights)[0]
+
+    logits, cache = ref.tiny.model_forward(params, tokens, 2)
+    grads = ref.tiny.model_backward(ref.cross_entropy(logits, targets, weights)[1], cache)
+    assert set(grads) == set(ref.tiny.PARAMETERS)
+    for name in ref.tiny.PARAMETERS:
+        numeric = _numeric_gradient(loss, params, name)
+        if name == "b_k":
+            assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
+            continue
+        error = np.linalg.norm(grads[name] - numeric) / (np.linalg.norm(grads[name]) + np.linalg.norm(numeric))
+        assert error < 1e-6, (name, error)
+
+
+def test_cross_entropy_is_the_mean_negative_log_likelihood_and_its_gradient():
+    """Against the definition written out position by position, and central differences for the gradient."""
+    i = cases.fresh_09_cross_entropy(np.random.default_rng(4))
+    logits, targets, weights = i["logits"], i["targets"], i["weights"]
+    loss, dlogits = ref.cross_entropy(logits, targets, weights)
+    B, T, _ = logits.shape
+    by_hand = sum(-weights[b, t] * np.log(np.exp(logits[b, t, targets[b, t]]) / np.exp(logits[b, t]).sum())
+                  for b in range(B) for t in range(T)) / weights.sum()
+    assert loss == pytest.approx(by_hand, rel=1e-12)
+    numeric = _numeric_gradient(lambda p: ref.cross_entropy(p["z"], targets, weights)[0], {"z": logits}, "z")
+    assert np.allclose(dlogits, numeric, atol=1e-8)
+    large = ref.cross_entropy(1000 * logits, targets, weights)
+    assert np.isfinite(large[0]) and np.all(np.isfinite(large[1]))
+
+
+def test_adam_step_is_kingma_and_bas_algorithm_in_its_efficient_form():
+    """Kingma and Ba (2015), section 2: the bias corrections folded into the step size and eps give the same
+    step as Algorithm 1, which grader.reference.adam_step writes out."""
+    for kind in ("first", "late", "hyper"):
+        i = cases.fresh_09_adam(np.random.default_rng(len(kind)), kind)
+        b1, b2, t = i["beta1"], i["beta2"], i["t"]
+        m = b1 * i["m"] + (1 - b1) * i["grad"]
+        v = b2 * i["v"] + (1 - b2) * i["grad"] ** 2
+        step = i["lr"] * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        efficient = i["param"] - step * m / (np.sqrt(v) + i["eps"] * np.sqrt(1 - b2 ** t))
+        got = ref.adam_step(i["param"], i["grad"], i["m"], i["v"], t, i["lr"], b1, b2, i["eps"])
+        assert np.allclose(got[0], efficient, rtol=1e-12, atol=1e-15) and np.allclose(got[1], m) and np.allclose(got[2], v)
+
+
+def test_the_course_trains_the_tiny_model_above_99_percent_in_its_200_steps():
+    """Notebook 09 says the course's train_step trains its model to above 99% token accuracy in 200 steps; the
+    judge gives that model full marks, and the untrained one none."""
+    params, losses = ref.train()
+    assert len(losses) == ref.tiny.TRAINING["steps"] == 200
+    accuracy = ref.tiny.token_accuracy(params, *ref.tiny.reversal_batch(np.random.default_rng(77), 1000), 2)
+    assert accuracy > 0.99
+    fresh = cases.trained_09(np.random.default_rng(8))
+    assert ref.judge_trained(fresh, [params[n] for n in ref.tiny.PARAMETERS])[0] == 1.0
+    untrained = ref.tiny.init_model(np.random.default_rng(ref.tiny.TRAINING["seed"]))
+    assert ref.judge_trained(fresh, [untrained[n] for n in ref.tiny.PARAMETERS])[0] == 0.0
+
+
+@pytest.mark.parametrize("inputs", ["book", "fresh"])
+def test_mha_backward_agrees_with_central_differences(inputs):
+    """Notebook 07 section 4: dx and the eight weights' gradients of causal multi-head attention in rows match
+    central differences of L = sum(output * dout), on the notebook's example and on fresh sizes; the key bias's
+    gradient is zero up to rounding, as in the column form."""
+    i = cases.book_07_mha() if inputs == "book" else cases.fresh_07_mha(np.random.default_rng(7))
+    params, H, dout = cases.mha_params_07(i), i["num_heads"], i["dout"]
+    dx, grads = ref.mha_backward(i["x"], params, H, dout)
+    assert set(grads) == set(ref.MHA_GRADIENTS)
+    numeric = ref.numerical_gradient(lambda x: ref.mha_loss(x, params, H, dout), i["x"])
+    assert dx.shape == i["x"].shape and ref.relative_error(dx, numeric) < 1e-7
+    for name in ref.MHA_GRADIENTS:
+        numeric = ref.numerical_gradient(lambda w, name=name: ref.mha_loss(i["x"], dict(params, **{name: w}), H, dout),
+                                         params[name])
+        assert grads[name].shape == params[name].shape, name
+        if name == "b_k":
+            assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
+        else:
+            assert ref.relative_error(grads[name], numeric) < 1e-7, name
+
+
+def test_mha_forward_is_notebook_08s_causal_attention():
+    """The forward pass notebook 07 gives (the tiny transformer's) is notebook 08's multi_head_attention with
+    causal_mask(T, T), whose heads are folded into the batch instead."""
+    from grader import tiny_transformer
+    i = cases.fresh_07_mha(np.random.default_rng(3))
+    params = cases.mha_params_07(i)
+    out, _ = tiny_transformer.attention_forward(i["x"], params, i["num_heads"])
+    np.testing.assert_allclose(out, ref.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)
