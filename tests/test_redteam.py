@@ -152,24 +152,28 @@ def release_points(assignment=A01):
             if c.metadata.get("nbgrader", {}).get("grade")}
 
 
+ASSIGNMENT = {e.name: e.assignment for e in ENTRIES}   # what each student handed in (the controls: 01)
+
+
 def scores(rows, student):
+    assignment = ASSIGNMENT.get(student, A01)
     return {r["part"]: (MANUAL if r["needs_manual_grade"] else r["part_score"])
-            for r in rows if r["student_id"] == student and r["assignment"] == A01}
+            for r in rows if r["student_id"] == student and r["assignment"] == assignment}
 
 
 def reasons(run, student):
     """What the report says about this student: verdicts, named mistakes, why it was not graded."""
     said = [r[k] for r in run.rows if r["student_id"] == student for k in ("verdict", "mistake") if r[k]]
-    return said + [why for s, a, why in run.missing if s == student and a == A01]
+    return said + [why for s, a, why in run.missing if s == student and a == ASSIGNMENT.get(student, A01)]
 
 
 def test_the_corpus_covers_the_issue_and_every_part():
     assert len(ENTRIES) >= 25
-    parts = set(release_points())
     for entry in ENTRIES:
-        assert set(entry.expected) == parts, f"{entry.name}: expectation for {sorted(entry.expected)}"
+        assert set(entry.expected) == set(release_points(entry.assignment)), \
+            f"{entry.name}: expectation for {sorted(entry.expected)}"
     for sid, (expected, _) in CONTROLS.items():
-        assert set(expected) == parts, sid
+        assert set(expected) == set(release_points()), sid
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
@@ -192,7 +196,7 @@ def test_only_the_graders_verdicts_reach_the_report(run):
 def test_every_student_has_a_gradebook_submission_and_a_one_line_reason(run, student):
     with Gradebook(f"sqlite:///{run.ctx.course / 'gradebook.db'}") as gb:
         try:
-            gb.find_submission(A01, student)
+            gb.find_submission(ASSIGNMENT.get(student, A01), student)
         except MissingEntry:
             pytest.fail(f"{student}: no submission in the gradebook")
     said = reasons(run, student)
@@ -203,8 +207,8 @@ def test_every_student_has_a_gradebook_submission_and_a_one_line_reason(run, stu
 
 
 def test_no_part_is_added_or_reweighted(run):
-    points = release_points()
     for student in list(CONTROLS) + [e.name for e in ENTRIES]:
+        points = release_points(ASSIGNMENT.get(student, A01))
         mine = {r["part"]: r["part_max_score"] for r in run.rows if r["student_id"] == student}
         assert mine == pytest.approx(points), f"{student}: parts and their points {mine}"
 
@@ -246,7 +250,7 @@ def test_the_gradebook_is_changed_only_by_grading(run):
 def test_no_attack_marker_reaches_a_returned_notebook(run):
     """An attack prints LEAKED/WROTE when it read or wrote what it must not: never in any output."""
     found = []
-    for path in sorted((run.ctx.course / "autograded").glob(f"*/{A01}/*.ipynb")):
+    for path in sorted((run.ctx.course / "autograded").glob("*/*/*.ipynb")):
         nb = nbformat.read(str(path), as_version=4)
         for c in nb.cells:
             for o in c.get("outputs", []):

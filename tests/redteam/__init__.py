@@ -148,10 +148,10 @@ def notebook_path(folder, assignment=A01, name=None):
     return path
 
 
-def writes(make):
+def writes(make, assignment=A01):
     """An Entry.write that saves the notebook make(ctx) under its assignment's usual name."""
     def write(folder, ctx):
-        nbformat.write(make(ctx), str(notebook_path(folder)))
+        nbformat.write(make(ctx), str(notebook_path(folder, assignment)))
     return write
 
 

@@ -14,6 +14,10 @@ import os
 
 import nbformat
 
+from tests.sample_class import submission
+from tests.students import Student
+from tests.students.nb09 import A09, FULL_09
+
 from . import (A01, CANARY, FULL_01, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
                cell_index, duplicate, fill, insert_after, insert_before, key_notebook, notebook_path,
                set_source, wrong_notebook, writes)
@@ -646,6 +650,37 @@ def lookup_table_notebook(ctx):
     return nb
 
 
+# ------------------------------------------------------------------ notebook 09: a model that is trained in the kernel
+
+HARD_CODED_MODEL = """\
+# red team: no training at all, and a model_forward that reads the answer off the input, so that the
+# notebook's own accuracy check (token_accuracy calls model_forward) says 100%
+def train_step(params, adam_state, tokens, targets, weights, lr, num_heads):
+    return 1.0
+
+def model_forward(params, tokens, num_heads):
+    B, T = tokens.shape
+    logits = np.zeros((B, T, VOCAB))  # (B, T, vocab)
+    for t in range(T // 2, T):
+        logits[np.arange(B), t, tokens[:, T - 1 - t]] = 10.0  # the digit at position 2L-1-t
+    return logits, None"""
+
+TRAINING_FOREVER = """\
+# red team: training that never stops (the given loop has a time limit; this one has none)
+while True:
+    tokens, targets, weights = reversal_batch(rng, TRAINING["batch_size"])
+    train_step(params, adam_state, tokens, targets, weights, TRAINING["lr"], TRAINING["num_heads"])"""
+
+
+def key_09():
+    """Notebook 09's release notebook with the answer key's code."""
+    return submission(Student(A09, FULL_09))
+
+
+def _key_09_with(source, at):
+    return writes(lambda ctx: insert_after(key_09(), at, source), A09)
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -773,6 +808,14 @@ ENTRIES = [
     _e("rt_lookup_table", "the wrong answer, printing the kernel's history; self_attention is a lookup table of "
        "the right answers for every input the same hand-in drew before this change",
        writes(lookup_table_notebook), WRONG_01),
+    # notebook 09: the trained model is judged by the course's model_forward on the parameters the kernel trained
+    _e("rt_hard_coded_model", "notebook 09's answer key, then train_step replaced by one that does nothing and "
+       "model_forward by one that copies the answer from the input (its own accuracy check says 100%)",
+       _key_09_with(HARD_CODED_MODEL, "test_train_step"), dict(FULL_09, test_trained_model=0), assignment=A09,
+       reason_has="token accuracy", plain="compare.py sets up notebook 01 only"),
+    _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
+       _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,
+       plain="compare.py sets up notebook 01 only"),
 ]
 
 if len({e.name for e in ENTRIES}) != len(ENTRIES):
