@@ -458,6 +458,49 @@ def gradient_check_case(i, which, dX, eps):
     return dict(only(i, names), which=which, dX=dX, eps=eps)
 
 
+# Notebook 07's row-form part: causal multi-head self-attention of x (B, T, D), as notebook 08 gives it, backwards.
+MHA_WEIGHTS = ("W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o")   # notebook 08's names
+MHA_BOOK_SIZES = dict(B=2, T=4, H=2, d=3)   # the notebook's example: D = 6 in 2 heads of 3
+
+
+def mha_07(rng, B, T, H, d):
+    """x (B, T, D), D = H d, the eight weights (W_. (D, D) of std 1/sqrt(D), b_. (D,) of std 0.3), num_heads = H,
+    and the upstream gradient dout = dL/d(output) (B, T, D): the loss is L = sum(output * dout)."""
+    D = H * d
+    out = dict(x=rng.normal(size=(B, T, D)), num_heads=H)
+    for name in MHA_WEIGHTS[:4]:
+        out[name] = rng.normal(0, 1 / np.sqrt(D), size=(D, D))
+    for name in MHA_WEIGHTS[4:]:
+        out[name] = rng.normal(0, 0.3, size=D)
+    out["dout"] = rng.normal(size=(B, T, D))  # (B, T, D)
+    return out
+
+
+def book_07_mha():
+    """The notebook's example: 2 sequences of 4 tokens, D = 6 in 2 heads, drawn once from seed 700."""
+    return mha_07(np.random.default_rng(700), **MHA_BOOK_SIZES)
+
+
+def other_07_mha():
+    """The notebook's second example, of other sizes: 3 sequences of 3 tokens, D = 8 in 4 heads (seed 701)."""
+    return mha_07(np.random.default_rng(701), B=3, T=3, H=4, d=2)
+
+
+def fresh_07_mha(rng):
+    """Other sizes: never the example's D = 6 or T = 4; at least 2 heads (with one head, d = D and a scale of
+    1/sqrt(D) would be right) and 2 sequences (with one, gradients not summed over the batch would be too)."""
+    H, d = int(rng.choice((2, 3, 4))), int(rng.choice((2, 3, 4)))
+    while H * d == MHA_BOOK_SIZES["H"] * MHA_BOOK_SIZES["d"]:
+        H, d = int(rng.choice((2, 3, 4))), int(rng.choice((2, 3, 4)))
+    B, T = int(rng.choice((2, 3))), int(rng.choice((2, 3, 5, 6)))
+    return mha_07(rng, B, T, H, d)
+
+
+def mha_params_07(i):
+    """The weights of a case as the dict mha_backward takes."""
+    return {name: i[name] for name in MHA_WEIGHTS}
+
+
 # ====================================================================== notebook 08: the transformer block
 
 def _quiet_token(rng, x):

@@ -1032,6 +1032,79 @@ GRADIENT_CHECK_ABSOLUTE = Mistake(
 GRADIENT_CHECK = [GRADIENT_CHECK_ONE_SIDED, GRADIENT_CHECK_ABSOLUTE]
 
 
+def _mha_backward_variant(i, softmax_axis=-1, scale="d", dx_paths="qkv", bias_axes=(0, 1), causal=True):
+    """mha_backward's results as the probe reads them, [dx, grads["W_q"], ..., grads["b_o"]] (the order of
+    ref.MHA_GRADIENTS), with one step done wrong: the softmax's sum along `softmax_axis`, dS scaled by
+    1/sqrt(d), 1/sqrt(D) or not at all (`scale` "d", "D" or None), dx from the projections in `dx_paths`,
+    the biases' gradients summed over `bias_axes`, the forward pass with or without the causal mask."""
+    from . import tiny_transformer as tiny
+    x, dout, H = np.asarray(i["x"], dtype=float), np.asarray(i["dout"], dtype=float), int(i["num_heads"])
+    p = {name: np.asarray(i[name], dtype=float) for name in ref.MHA_GRADIENTS}
+    T, D = x.shape[1], x.shape[2]
+    Q, K, V = (tiny.split_heads(x @ p["W_" + n] + p["b_" + n], H) for n in "qkv")  # (B, H, T, d) each
+    d = Q.shape[-1]
+    scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d)  # (B, H, T, T)
+    A = tiny.softmax(np.where(tiny.causal_mask(T), scores, -1e6) if causal else scores)  # (B, H, T, T)
+    heads = tiny.merge_heads(A @ V)  # (B, T, D)
+    grads = {"W_o": np.einsum("btd,bte->de", heads, dout), "b_o": dout.sum(axis=bias_axes)}
+    d_heads = tiny.split_heads(dout @ p["W_o"].T, H)  # (B, H, T, d)
+    dA = d_heads @ V.transpose(0, 1, 3, 2)  # (B, H, T, T)
+    dV = A.transpose(0, 1, 3, 2) @ d_heads  # (B, H, T, d)
+    c = {"d": 1 / np.sqrt(d), "D": 1 / np.sqrt(D), None: 1.0}[scale]
+    dS = A * (dA - np.sum(dA * A, axis=softmax_axis, keepdims=True)) * c  # (B, H, T, T)
+    dQ, dK = dS @ K, dS.transpose(0, 1, 3, 2) @ Q  # (B, H, T, d) each
+    dx = np.zeros_like(x)  # (B, T, D)
+    for n, d_proj in (("q", dQ), ("k", dK), ("v", dV)):
+        d_proj = tiny.merge_heads(d_proj)  # (B, T, D)
+        grads["W_" + n] = np.einsum("btd,bte->de", x, d_proj)  # (D, D)
+        grads["b_" + n] = d_proj.sum(axis=bias_axes)
+        if n in dx_paths:
+            dx = dx + d_proj @ p["W_" + n].T
+    return [dx] + [grads[name] for name in ref.MHA_GRADIENTS]
+
+
+MHA_SOFTMAX_OVER_QUERIES = Mistake(
+    "softmax backward over the queries",
+    "the sum of dA * A ran down each column, over the queries (axis=-2): in rows each query's weights are "
+    "one row, a softmax over the keys, so sum along the last axis, "
+    "dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))",
+    lambda i: _mha_backward_variant(i, softmax_axis=-2))
+
+MHA_NO_SCALE = Mistake(
+    "1/sqrt(d) left out of the backward pass",
+    "the forward pass divides the scores by sqrt(d), so the chain rule multiplies their gradient by "
+    "1/sqrt(d) too: divide dS by np.sqrt(d) before making dQ and dK from it",
+    lambda i: _mha_backward_variant(i, scale=None))
+
+MHA_DX_QUERIES_ONLY = Mistake(
+    "dx from the queries only",
+    "x makes the queries, the keys and the values, so its gradient is the sum of what comes back along all "
+    "three paths: dx = dQ @ W_q.T + dK @ W_k.T + dV @ W_v.T, each merged back to (B, T, D) first",
+    lambda i: _mha_backward_variant(i, dx_paths="q"))
+
+MHA_SCALE_SQRT_D_MODEL = Mistake(
+    "1/sqrt(D) in place of 1/sqrt(d)",
+    "each head's scores are divided by sqrt(d), d = D / num_heads, the size of one head's queries: multiply "
+    "dS by 1 / np.sqrt(d), taking d from the heads' shape, not 1 / np.sqrt(D)",
+    lambda i: _mha_backward_variant(i, scale="D"))
+
+MHA_BIAS_NOT_SUMMED_OVER_BATCH = Mistake(
+    "bias gradients not summed over the batch",
+    "every token of every sequence gets the same bias, so its gradient is summed over the batch and the "
+    "tokens: grads[\"b_q\"] = dQ.sum(axis=(0, 1)) with dQ of shape (B, T, D), a (D,) like b_q, and the same "
+    "for the other three biases",
+    lambda i: _mha_backward_variant(i, bias_axes=1))
+
+MHA_MASK_LEFT_OUT = Mistake(
+    "causal mask left out of the backward pass",
+    "your backward pass used weights computed without the causal mask: take A (and Q, K, V, heads) from "
+    "mha_forward's cache, whose weights are zero above the diagonal, or mask the scores as it does",
+    lambda i: _mha_backward_variant(i, causal=False))
+
+MHA_BACKWARD = [MHA_SOFTMAX_OVER_QUERIES, MHA_NO_SCALE, MHA_DX_QUERIES_ONLY, MHA_SCALE_SQRT_D_MODEL,
+                MHA_BIAS_NOT_SUMMED_OVER_BATCH, MHA_MASK_LEFT_OUT]
+
+
 # ====================================================================== notebook 08: the transformer block
 
 def _layer_norm_08(i, axis=-1, ddof=0, eps_outside=False):

@@ -356,6 +356,29 @@ def gradient_check(f, X, dX, eps=1e-6):
     return relative_error(np.reshape(dX, np.shape(X)), numerical_gradient(f, X, eps))
 
 
+MHA_GRADIENTS = ("W_q", "W_k", "W_v", "W_o", "b_q", "b_k", "b_v", "b_o")  # the keys of mha_backward's grads
+
+
+def mha_backward(x, params, num_heads, dout):
+    """(dx, grads) for causal multi-head self-attention of x (B, T, D) in the row convention (notebook 08's
+    multi_head_attention(x, params, num_heads, causal_mask(T, T))), given dout = dL/d(output) (B, T, D):
+    dx (B, T, D) and {name: gradient} for the eight weights, each of its weight's shape. The course's one
+    attention backward pass, the tiny transformer's (grader/tiny_transformer.py)."""
+    from . import tiny_transformer
+    x = np.asarray(x, dtype=np.float64)
+    params = {name: np.asarray(params[name], dtype=np.float64) for name in MHA_GRADIENTS}
+    _, cache = tiny_transformer.attention_forward(x, params, int(num_heads))
+    dx, grads = tiny_transformer.attention_backward(np.asarray(dout, dtype=np.float64), cache)
+    return dx, {name: grads[name] for name in MHA_GRADIENTS}
+
+
+def mha_loss(x, params, num_heads, dout):
+    """The loss whose gradients `mha_backward` returns: L = sum(output * dout), so dL/d(output) = dout."""
+    from . import tiny_transformer
+    out, _ = tiny_transformer.attention_forward(np.asarray(x, dtype=np.float64), params, int(num_heads))
+    return float(np.sum(out * dout))
+
+
 # ====================================================================== notebook 08: the transformer block
 
 

@@ -152,6 +152,38 @@ def test_the_softmax_backward_is_the_jacobian_times_the_upstream_gradient():
     np.testing.assert_allclose(ref.softmax_backward(A, dA), expected, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("inputs", ["book", "fresh"])
+def test_mha_backward_agrees_with_central_differences(inputs):
+    """Notebook 07 section 4: dx and the eight weights' gradients of causal multi-head attention in rows match
+    central differences of L = sum(output * dout), on the notebook's example and on fresh sizes; the key bias's
+    gradient is zero up to rounding, as in the column form."""
+    i = cases.book_07_mha() if inputs == "book" else cases.fresh_07_mha(np.random.default_rng(7))
+    params, H, dout = cases.mha_params_07(i), i["num_heads"], i["dout"]
+    dx, grads = ref.mha_backward(i["x"], params, H, dout)
+    assert set(grads) == set(ref.MHA_GRADIENTS)
+    numeric = ref.numerical_gradient(lambda x: ref.mha_loss(x, params, H, dout), i["x"])
+    assert dx.shape == i["x"].shape and ref.relative_error(dx, numeric) < 1e-7
+    for name in ref.MHA_GRADIENTS:
+        def loss(w, name=name):
+            return ref.mha_loss(i["x"], dict(params, **{name: w}), H, dout)
+        numeric = ref.numerical_gradient(loss, params[name])
+        assert grads[name].shape == params[name].shape, name
+        if name == "b_k":
+            assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
+        else:
+            assert ref.relative_error(grads[name], numeric) < 1e-7, name
+
+
+def test_mha_forward_is_notebook_08s_causal_attention():
+    """The forward pass notebook 07 gives (the tiny transformer's) is notebook 08's multi_head_attention with
+    causal_mask(T, T), whose heads are folded into the batch instead."""
+    from grader import tiny_transformer
+    i = cases.fresh_07_mha(np.random.default_rng(3))
+    params = cases.mha_params_07(i)
+    out, _ = tiny_transformer.attention_forward(i["x"], params, i["num_heads"])
+    np.testing.assert_allclose(out, ref.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)
+
+
 # ---------------------------------------------------------------- notebook 09: the tiny transformer, trained
 
 def _numeric_gradient(loss, params, name, eps=1e-6):
@@ -229,33 +261,3 @@ def test_the_course_trains_the_tiny_model_above_99_percent_in_its_200_steps():
     untrained = ref.tiny.init_model(np.random.default_rng(ref.tiny.TRAINING["seed"]))
     assert ref.judge_trained(fresh, [untrained[n] for n in ref.tiny.PARAMETERS])[0] == 0.0
 
-
-@pytest.mark.parametrize("inputs", ["book", "fresh"])
-def test_mha_backward_agrees_with_central_differences(inputs):
-    """Notebook 07 section 4: dx and the eight weights' gradients of causal multi-head attention in rows match
-    central differences of L = sum(output * dout), on the notebook's example and on fresh sizes; the key bias's
-    gradient is zero up to rounding, as in the column form."""
-    i = cases.book_07_mha() if inputs == "book" else cases.fresh_07_mha(np.random.default_rng(7))
-    params, H, dout = cases.mha_params_07(i), i["num_heads"], i["dout"]
-    dx, grads = ref.mha_backward(i["x"], params, H, dout)
-    assert set(grads) == set(ref.MHA_GRADIENTS)
-    numeric = ref.numerical_gradient(lambda x: ref.mha_loss(x, params, H, dout), i["x"])
-    assert dx.shape == i["x"].shape and ref.relative_error(dx, numeric) < 1e-7
-    for name in ref.MHA_GRADIENTS:
-        numeric = ref.numerical_gradient(lambda w, name=name: ref.mha_loss(i["x"], dict(params, **{name: w}), H, dout),
-                                         params[name])
-        assert grads[name].shape == params[name].shape, name
-        if name == "b_k":
-            assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
-        else:
-            assert ref.relative_error(grads[name], numeric) < 1e-7, name
-
-
-def test_mha_forward_is_notebook_08s_causal_attention():
-    """The forward pass notebook 07 gives (the tiny transformer's) is notebook 08's multi_head_attention with
-    causal_mask(T, T), whose heads are folded into the batch instead."""
-    from grader import tiny_transformer
-    i = cases.fresh_07_mha(np.random.default_rng(3))
-    params = cases.mha_params_07(i)
-    out, _ = tiny_transformer.attention_forward(i["x"], params, i["num_heads"])
-    np.testing.assert_allclose(out, ref.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)

@@ -8,6 +8,10 @@ fresh sizes. It calls the student's softmax_backward, so a wrong one is replaced
 (`uses`) and costs marks once. `gradient_check(f, X, dX, eps)` is tried on test functions of fresh X
 (cases.GRADIENT_CHECK_FUNCTIONS), with eps of 1e-3 to 1e-1 and gradients right or wrong, so that one-sided
 differences and an absolute error each give a clearly different number from the relative error asked for.
+`mha_backward(x, params, num_heads, dout)`, the same backward pass for causal multi-head attention in rows
+(B, T, D), returns (dx, grads); the probe builds params from the case's eight weights in the kernel and reads
+back [dx, grads["W_q"], ..., grads["b_o"]], on the notebook's example and on fresh sizes with at least two
+heads and two sequences (so that 1/sqrt(D) for 1/sqrt(d), or gradients not summed over the batch, show).
 """
 import numpy as np
 
@@ -104,6 +108,33 @@ def _gradient_check_reference(i):
     return np.array(ref.gradient_check(cases.gradient_check_function(i), i["X"], i["dX"], float(i["eps"])))
 
 
+# ---------------------------------------------------------------- mha_backward (rows, batched, multi-head)
+
+MHA_GRADIENTS = ref.MHA_GRADIENTS
+# The weights as the dict the student's mha_backward takes, built in the kernel from the case's inputs.
+MHA_PARAMS = "dict(" + ", ".join(f"{n}={n}" for n in MHA_GRADIENTS) + ")"
+MHA_CALL = ("(lambda r: [r[0]] + [r[1][name] for name in " + repr(MHA_GRADIENTS) + "])"
+            f"(mha_backward(x, {MHA_PARAMS}, num_heads, dout))")
+MHA_OUTPUTS = ("dx",) + tuple(f'grads["{n}"]' for n in MHA_GRADIENTS)
+
+
+def _mha_about(i):
+    B, T, D = i["x"].shape
+    return f"x {(B, T, D)}, {i['num_heads']} heads"
+
+
+def _mha_cases(rng):
+    book = cases.book_07_mha()
+    fresh = [cases.fresh_07_mha(rng) for _ in range(N_FRESH)]
+    return [Case("book", book, about=_mha_about(book))] + [Case("fresh", i, about=_mha_about(i)) for i in fresh]
+
+
+def mha_results(i):
+    """[dx, grads["W_q"], ..., grads["b_o"]]: mha_backward's results in the order the probe reads them."""
+    dx, grads = ref.mha_backward(i["x"], cases.mha_params_07(i), i["num_heads"], i["dout"])
+    return [dx] + [grads[name] for name in MHA_GRADIENTS]
+
+
 PROBES = {
     "test_softmax_backward": Probe(
         what="softmax_backward",
@@ -129,6 +160,15 @@ PROBES = {
         cases=_gradient_check_cases,
         reference=_gradient_check_reference,
         mistakes=mistakes.GRADIENT_CHECK,
+    ),
+    "test_mha_backward": Probe(
+        what="mha_backward",
+        axes=("sequences", "tokens", "features"),
+        call=MHA_CALL,
+        outputs=MHA_OUTPUTS,
+        cases=_mha_cases,
+        reference=mha_results,
+        mistakes=mistakes.MHA_BACKWARD,
     ),
 }
 
@@ -199,6 +239,25 @@ def _gradient_check_book():
             "error_cube_mistakes": {m.said: m.compute(cube) for m in mistakes.GRADIENT_CHECK}}
 
 
+def _mha_values(i, suffix):
+    """An example's inputs, its true (dx, grads) by name, and each mistake's that differs from them there."""
+    def by_name(values):
+        return dict(zip(("dx",) + MHA_GRADIENTS, values))
+    true = mha_results(i)
+    shown = {}
+    for m in mistakes.MHA_BACKWARD:
+        wrong = m.compute(i)
+        if any(np.shape(a) != np.shape(b) or not np.allclose(a, b) for a, b in zip(wrong, true)):
+            shown[m.said] = by_name(wrong)
+    return {f"x_mha{suffix}": i["x"], f"params_mha{suffix}": cases.mha_params_07(i),
+            f"num_heads_mha{suffix}": i["num_heads"], f"dout_mha{suffix}": i["dout"],
+            f"mha{suffix}_true": by_name(true), f"mha{suffix}_mistakes": shown}
+
+
+def _mha_book():
+    return {**_mha_values(cases.book_07_mha(), ""), **_mha_values(cases.other_07_mha(), "_other")}
+
+
 def _norms():
     query, value = gradient_norms(ref.attention_backward)
     return {"norm_sizes": np.array(NORM_SIZES), "query_norms_true": query, "value_norms_true": value}
@@ -208,5 +267,6 @@ VALUES = {
     "backprop_softmax": _softmax_book,
     "backprop_attention": _attention_book,
     "backprop_gradient_check": _gradient_check_book,
+    "backprop_mha": _mha_book,
     "backprop_norms": _norms,
 }

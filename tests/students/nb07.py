@@ -4,7 +4,7 @@ from tests.students import MANUAL, Student
 
 A07 = "07_attention_backprop"
 FULL_07 = {"test_softmax_backward": 2, "test_attention_backward": 4, "test_gradient_check": 2,
-           "why_saturation": MANUAL}
+           "test_mha_backward": 3, "why_saturation": MANUAL}
 
 
 def _07(**changed):
@@ -52,10 +52,63 @@ def _backward(*pairs):
     return {"attention_backward_def": list(pairs)}
 
 
+# Section 4, mha_backward in rows: lines of the answer key that the fixtures change.
+MHA_CACHE = '  Q, K, V, A, heads = cache["Q"], cache["K"], cache["V"], cache["A"], cache["heads"]'
+MHA_DS = ("  dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True)) / np.sqrt(d)  # (B, H, T, T): along the keys, "
+          "then 1/sqrt(d)")
+MHA_DX = '    dx = dx + d_proj @ params["W_" + name].T  # x made all three: their gradients add'
+MHA_BIAS = '    grads["b_" + name] = d_proj.sum(axis=(0, 1))  # (D,)'
+MHA_BIAS_O = '           "b_o": dout.sum(axis=(0, 1))}  # (D,)'
+
+
+def _mha(name, *pairs):
+    """A student whose mha_backward makes one mistake, named in its verdict."""
+    return Student(A07, _07(test_mha_backward=0), edits={"mha_backward_def": list(pairs)},
+                   diagnoses={"test_mha_backward": name})
+
+
+# Right, another way: a loop over the sequences and the heads, each head's slice of the features, the forward
+# pass written out (the mask by -inf), each row's softmax Jacobian formed, the weights' gradients as one product
+# of the tokens flattened.
+LOOP_OVER_HEADS = """\
+def mha_backward(x, params, num_heads, dout):
+  B, T, D = x.shape
+  d = D // num_heads
+  q = x @ params["W_q"] + params["b_q"]  # (B, T, D)
+  k = x @ params["W_k"] + params["b_k"]
+  v = x @ params["W_v"] + params["b_v"]
+  mask = np.tril(np.ones((T, T), dtype=bool))
+  g_heads = dout @ params["W_o"].T  # (B, T, D)
+  heads, dq, dk, dv = np.zeros_like(q), np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+  for b in range(B):
+    for h in range(num_heads):
+      cols = slice(h * d, (h + 1) * d)
+      s = np.where(mask, q[b, :, cols] @ k[b, :, cols].T / np.sqrt(d), -np.inf)  # (T, T)
+      a = np.exp(s - s.max(axis=1, keepdims=True))
+      a = a / a.sum(axis=1, keepdims=True)
+      heads[b, :, cols] = a @ v[b, :, cols]
+      g = g_heads[b, :, cols]  # (T, d)
+      dv[b, :, cols] = a.T @ g
+      da = g @ v[b, :, cols].T  # (T, T)
+      ds = np.array([(np.diag(a[t]) - np.outer(a[t], a[t])) @ da[t] for t in range(T)]) / np.sqrt(d)
+      dq[b, :, cols] = ds @ k[b, :, cols]
+      dk[b, :, cols] = ds.T @ q[b, :, cols]
+  flat = lambda z: z.reshape(B * T, D)
+  grads = {"W_o": flat(heads).T @ flat(dout), "b_o": flat(dout).sum(axis=0)}
+  dx = np.zeros((B, T, D))
+  for name, g in (("q", dq), ("k", dk), ("v", dv)):
+    grads["W_" + name] = flat(x).T @ flat(g)
+    grads["b_" + name] = flat(g).sum(axis=0)
+    dx += g @ params["W_" + name].T
+  return dx, grads"""
+
+
 STUDENTS = {
     "correct": Student(A07, FULL_07),
     "untouched": Student(A07, {"test_softmax_backward": 0, "test_attention_backward": 0, "test_gradient_check": 0,
-                               "why_saturation": 0}, untouched=True),
+                               "test_mha_backward": 0, "why_saturation": 0}, untouched=True,
+                         diagnoses={"test_mha_backward": "not attempted"}),
+    "mha_loop_over_heads": Student(A07, FULL_07, cells={"mha_backward_def": LOOP_OVER_HEADS}),
     "jacobian_per_column": Student(A07, FULL_07, cells={"softmax_backward_def": JACOBIAN_PER_COLUMN,
                                                         "gradient_check_def": FLAT_GRADIENT_CHECK}),
     # Without the -a a^T term: the softmax part earns nothing, and attention_backward, which calls it, is
@@ -97,4 +150,20 @@ STUDENTS = {
         A07, _07(test_gradient_check=0),
         edits={"gradient_check_def": [(RELATIVE, "  relative_error = np.max(np.abs(dX - numeric))")]},
         diagnoses={"test_gradient_check": "absolute error instead of the relative one"}),
+    "mha_softmax_over_queries": _mha("softmax backward over the queries",
+                                     (MHA_DS, MHA_DS.replace("axis=-1", "axis=-2"))),
+    "mha_no_scale": _mha("1/sqrt(d) left out of the backward pass", (MHA_DS, MHA_DS.replace(" / np.sqrt(d)", ""))),
+    "mha_dx_queries_only": _mha("dx from the queries only",
+                                (MHA_DX, '    if name == "q":\n'
+                                         '      dx = dx + d_proj @ params["W_q"].T  # the queries\' path only')),
+    "mha_scale_sqrt_D": _mha("1/sqrt(D) in place of 1/sqrt(d)",
+                             (MHA_DS, MHA_DS.replace("np.sqrt(d)", "np.sqrt(x.shape[-1])"))),
+    "mha_bias_not_summed_over_batch": _mha("bias gradients not summed over the batch",
+                                           (MHA_BIAS, MHA_BIAS.replace("axis=(0, 1)", "axis=1")),
+                                           (MHA_BIAS_O, MHA_BIAS_O.replace("axis=(0, 1)", "axis=1"))),
+    "mha_mask_left_out": _mha("causal mask left out of the backward pass",
+                              (MHA_CACHE, '  Q, K, V = cache["Q"], cache["K"], cache["V"]\n'
+                                          '  A = softmax_rows(Q @ K.transpose(0, 1, 3, 2) / np.sqrt(Q.shape[-1]))  '
+                                          '# the weights again\n'
+                                          '  heads = merge_heads(A @ V)  # (B, T, D)')),
 }
