@@ -27,6 +27,15 @@ def _number(x):
     return f"{x:.10g}"
 
 
+def _ragged(values):
+    """Whether a list's items differ in shape, so that it is no array."""
+    try:
+        np.asarray(values, dtype=float)
+        return False
+    except ValueError:
+        return True
+
+
 def _literal(value, prefix=""):
     """Python source for a value, arrays to 10 significant digits, aligned after `prefix`."""
     if isinstance(value, str):
@@ -35,7 +44,7 @@ def _literal(value, prefix=""):
         body = "".join(f"    {_literal(k)}:\n        {_literal(v).replace(chr(10), chr(10) + '        ')},\n"
                        for k, v in value.items())
         return "{\n" + body + "}"
-    if isinstance(value, list):  # several results of one call, as [loss, dlogits]
+    if isinstance(value, list) and _ragged(value):  # several results of one call, as [loss, dlogits]
         return "[\n" + "".join(f"    {_literal(v, '    ')},\n" for v in value) + "]"
     text = np.array2string(np.asarray(value), separator=", ", max_line_width=88, threshold=10**6,
                            prefix=prefix + "np.array(",
