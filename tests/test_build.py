@@ -164,3 +164,36 @@ def test_a_build_with_nothing_changed_executes_nothing_and_says_up_to_date(tmp_p
     (tmp_path / "release" / a / f"{a}.ipynb").write_text("{}")
     build.build(only=[a], out=io.StringIO())
     assert len(runs) == 4 and nbformat.read(str(tmp_path / "release" / a / f"{a}.ipynb"), as_version=4).cells
+
+
+def test_figures_that_differ_only_by_rendering_noise_are_the_same_build_and_real_changes_are_not(tmp_path):
+    """A BLAS result's last bits differ between CPUs and move anti-aliasing by a level (06's PCA plot on two
+    machines: 67 pixels of 801,021, by 1): that is the same figure. A changed pixel, size or text is not."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    def png(pixels):
+        buf = io.BytesIO()
+        Image.fromarray(pixels.astype(np.uint8)).save(buf, format="PNG")
+        return base64.b64encode(buf.getvalue()).decode()
+
+    def notebook(name, pixels, text="a plot"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("plot()", id="plot", outputs=[
+            nbformat.v4.new_output("display_data", data={"image/png": png(pixels), "text/plain": text})])])
+        path = tmp_path / f"{name}.ipynb"
+        nbformat.write(nb, str(path))
+        return path
+
+    figure = np.random.default_rng(0).integers(0, 255, size=(40, 60, 3))
+    noise = figure.copy()
+    noise[3:5, 7] = np.clip(noise[3:5, 7] + 1, 0, 255)
+    changed = figure.copy()
+    changed[10:14, 20:30] = 255 - changed[10:14, 20:30]
+    original = notebook("original", figure)
+    assert build.same_notebook(original, notebook("noise", noise))
+    assert not build.same_notebook(original, notebook("changed", changed))
+    assert not build.same_notebook(original, notebook("smaller", figure[:-1]))
+    assert not build.same_notebook(original, notebook("other_text", noise, text="another plot"))
