@@ -109,11 +109,10 @@ def test_the_build_leaves_what_editors_write_alone_and_says_what_else_it_removes
     assert all(path.read_text() == "{}" for path in editors)
 
 
-def test_a_check_that_finds_an_assignment_up_to_date_stamps_it_and_one_that_finds_it_stale_does_not(
-        tmp_path, monkeypatch):
-    """So that CI's `make demo`, after `make test` checked every assignment, does not execute them again."""
-    import io
-    import json
+@pytest.fixture
+def built_01(tmp_path, monkeypatch):
+    """Notebook 01's source, release and solutions copied to tmp_path, and the build pointed there, with its
+    answer key not executed: (the assignment, the list of folders the build would have executed in)."""
     import shutil
     a = "01_self_attention"
     for name in ("source", "release", "solutions"):
@@ -123,6 +122,15 @@ def test_a_check_that_finds_an_assignment_up_to_date_stamps_it_and_one_that_find
     monkeypatch.setattr(build, "STAMPS", tmp_path / "stamps.json")
     runs = []
     monkeypatch.setattr(build, "execute", lambda nb, cwd: runs.append(cwd) or nb)  # the answer key, not run
+    return a, runs
+
+
+def test_a_check_that_finds_an_assignment_up_to_date_stamps_it_and_one_that_finds_it_stale_does_not(
+        tmp_path, built_01):
+    """So that CI's `make demo`, after `make test` checked every assignment, does not execute them again."""
+    import io
+    import json
+    a, runs = built_01
     build.build(only=[a], out=io.StringIO())  # the copy now holds what this build makes
     build.STAMPS.unlink()
     assert build.build(check=True, only=[a], out=io.StringIO()) == [] and len(runs) == 2
@@ -136,17 +144,9 @@ def test_a_check_that_finds_an_assignment_up_to_date_stamps_it_and_one_that_find
     assert a not in stamps
 
 
-def test_a_build_with_nothing_changed_executes_nothing_and_says_up_to_date(tmp_path, monkeypatch):
+def test_a_build_with_nothing_changed_executes_nothing_and_says_up_to_date(tmp_path, built_01):
     import io
-    import shutil
-    a = "01_self_attention"
-    for name in ("source", "release", "solutions"):
-        shutil.copytree(build.ROOT / name / a, tmp_path / name / a)
-    for name, where in (("SOURCE", "source"), ("RELEASE", "release"), ("SOLUTIONS", "solutions")):
-        monkeypatch.setattr(build, name, tmp_path / where)
-    monkeypatch.setattr(build, "STAMPS", tmp_path / "stamps.json")
-    runs = []
-    monkeypatch.setattr(build, "execute", lambda nb, cwd: runs.append(cwd) or nb)  # the answer key, not run
+    a, runs = built_01
     build.build(only=[a], out=io.StringIO())
     assert len(runs) == 1
     said = io.StringIO()
