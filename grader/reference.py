@@ -543,7 +543,8 @@ def judge_trained(i, value):
         return 0.0, f"params should hold the model's {len(tiny.PARAMETERS)} arrays, as init_model made them"
     params = dict(zip(tiny.PARAMETERS, value))
     shapes = {n_: np.shape(a) for n_, a in params.items()}
-    want = {n_: np.shape(a) for n_, a in zip(tiny.PARAMETERS, trained_parameters())}
+    cfg = tiny.TRAINING  # the shapes init_model gives with the notebook's sizes: nothing is trained to know them
+    want = {n_: np.shape(a) for n_, a in tiny.init_model(np.random.default_rng(0), D=cfg["D"], D_ff=cfg["D_ff"]).items()}
     if shapes != want:
         wrong = next(n_ for n_ in tiny.PARAMETERS if shapes[n_] != want[n_])
         return 0.0, (f"params[{wrong!r}] has shape {shapes[wrong]}, not {want[wrong]}: train the model init_model "
