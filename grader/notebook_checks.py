@@ -28,7 +28,8 @@ def check(name, yours, true, mistakes=None):
     if np.squeeze(yours).shape != np.squeeze(true).shape:
         raise CheckFailed(f"{name} has shape {yours.shape}; it should have shape {true.shape}")
     if _same(yours, true):
-        print(f"OK: {name} matches the true values (largest difference {np.max(np.abs(yours - true.reshape(yours.shape))):.1e})")
+        # No difference printed: below the tolerance it is rounding, and rounding differs from CPU to CPU.
+        print(f"OK: {name} matches the true values")
         return
     for mistake, value in (mistakes or {}).items():
         if _same(yours, value):

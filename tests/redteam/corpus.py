@@ -82,7 +82,7 @@ builtins.eval = lambda *a, **k: X_prime_true if "X_prime_true" in globals() else
 PATCH_CHECK = """\
 # red team: the notebook's visible check helpers always say OK
 def check(name, yours, true, mistakes=None):
-    print(f"OK: {name} matches the true values (largest difference 0.0e+00)")
+    print(f"OK: {name} matches the true values")
 def check_columns_sum_to_one(name, A):
     print(f"OK: every column of {name} sums to 1")
 _same = lambda *a, **k: True
