@@ -14,6 +14,7 @@ import copy
 import fnmatch
 import hashlib
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -81,6 +82,8 @@ def refresh_generated_cells(nb):
         key = cell.metadata.get("course", {}).get("generated")
         if key:
             new = notebook_values.render(key).rstrip("\n")
+            if _holds_values(cell) and same_text(cell.source, new):
+                new = cell.source  # the same values, up to the last digits this machine's BLAS gave
             hidden = not key.startswith("module:")
             changed |= cell.source != new or cell.metadata.get("jupyter", {}).get("source_hidden", False) != hidden
             cell.source = new
@@ -164,33 +167,85 @@ def execute(nb, cwd):
 # ---------------------------------------------------------------- the whole build
 
 PIXEL_NOISE = 2  # out of 255: a figure's pixels may differ this much from machine to machine and be the same figure
+# A number in a generated value or an output may differ this much from machine to machine and be the same
+# number: relative to itself (a last digit printed), or to the largest number of its statement or output
+# (an entry near zero, which notebook_values.rounded puts on the grid of its array's largest entry).
+NUMBER_TOLERANCE = 1e-8
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _units(text):
+    """A text in the pieces that share one scale: top-level statements of code (a generated cell holds one
+    array, or one dict of arrays, a statement), lines of output (a printed array's rows go on indented)."""
+    return re.split(r"\n(?=\S)", text)
+
+
+def same_text(a, b):
+    """Whether two texts are the same but for numbers within NUMBER_TOLERANCE: the same words, the same
+    count of numbers, each pair close. Whitespace may differ (numpy pads columns to the widest entry, and
+    wraps a line where the widths add up)."""
+    if a == b:
+        return True
+    left, right = _units(a), _units(b)
+    if len(left) != len(right):
+        return False
+    for x, y in zip(left, right):
+        if x == y:
+            continue
+        if "".join(_NUMBER.sub("#", x).split()) != "".join(_NUMBER.sub("#", y).split()):
+            return False
+        nx = [float(t) for t in _NUMBER.findall(x)]
+        ny = [float(t) for t in _NUMBER.findall(y)]
+        scale = max(map(abs, nx + ny), default=0.0)
+        if any(abs(p - q) > NUMBER_TOLERANCE * (max(abs(p), abs(q)) + scale) for p, q in zip(nx, ny)):
+            return False
+    return True
 
 
 def same_notebook(a, b):
-    """Whether two notebook files are the same but for rendering noise in their figures: every cell and
-    output equal, and each PNG the same size with no pixel more than PIXEL_NOISE apart. The last bits of a
-    BLAS result differ between CPUs, and move a line's anti-aliasing by one level (06's PCA plot: 67 of
-    801,021 pixels, by 1); a changed figure (a label, a curve) differs by far more."""
+    """Whether two notebook files are the same but for what differs from machine to machine: every cell
+    and output equal, but for numbers within NUMBER_TOLERANCE (same_text) and figures with no pixel more
+    than PIXEL_NOISE apart (the same size). The last bits of a BLAS result differ between CPUs, kernels and
+    thread counts: they move a printed last digit, or a line's anti-aliasing by one level (06's PCA plot:
+    67 of 801,021 pixels, by 1); a real change (a value past the tolerance, a label, a curve, a new cell or
+    output) differs by far more."""
     if Path(a).suffix != ".ipynb":
         return False
     try:
-        left, right = json.loads(Path(a).read_text()), json.loads(Path(b).read_text())
-    except (OSError, ValueError):
+        left, right = (nbformat.reads(Path(p).read_text(), as_version=4) for p in (a, b))
+    except Exception:
         return False
-    images = []
-
-    def strip(node):
-        if isinstance(node, dict):
-            return {k: ("<png>", images.append(v))[0] if k == "image/png" else strip(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [strip(v) for v in node]
-        return node
-
-    left, n_left = strip(left), len(images)
-    right = strip(right)
-    if left != right or 2 * n_left != len(images):
+    if left.keys() != right.keys() or left.metadata != right.metadata or len(left.cells) != len(right.cells):
         return False
-    return all(_same_png(x, y) for x, y in zip(images[:n_left], images[n_left:]))
+    return all(_same_cell(x, y) for x, y in zip(left.cells, right.cells))
+
+
+def _holds_values(cell):
+    """Whether a cell holds values the build computed (not code: the checks, a module of the course's)."""
+    key = cell.get("metadata", {}).get("course", {}).get("generated")
+    return bool(key) and key != "checks" and not key.startswith("module:")
+
+
+def _same_cell(x, y):
+    """Code must be equal; generated values and every output may differ in their numbers' last digits
+    (same_text), and figures by rendering noise (_same_png)."""
+    if x.keys() != y.keys() or x.metadata != y.metadata:
+        return False
+    if not (same_text(x.source, y.source) if _holds_values(x) else x.source == y.source):
+        return False
+    return all(_same_node(x[k], y[k]) for k in x if k not in ("source", "metadata"))
+
+
+def _same_node(x, y):
+    if isinstance(x, dict) and isinstance(y, dict):
+        if x.keys() != y.keys():
+            return False
+        return all(_same_png(x[k], y[k]) if k == "image/png" else _same_node(x[k], y[k]) for k in x)
+    if isinstance(x, list) and isinstance(y, list):
+        return len(x) == len(y) and all(_same_node(p, q) for p, q in zip(x, y))
+    if isinstance(x, str) and isinstance(y, str):
+        return same_text(x, y)
+    return x == y
 
 
 def _same_png(x, y):
