@@ -52,7 +52,8 @@ def test_every_catalogued_mistake_has_a_fixture_whose_verdict_names_it():
     """End to end through grading: tests/test_grading.py checks each student's diagnoses in the verdicts."""
     catalogued = ({m.name for probes in PROBES.values() for p in probes.values() for m in p.mistakes}
                   | {HARD_CODED, BOOK_ONLY, protocol.CHANGED})
-    named = " | ".join(words for s in STUDENTS.values() for words in s.diagnoses.values())
+    named = " | ".join(w for s in STUDENTS.values() for words in s.diagnoses.values()
+                       for w in ((words,) if isinstance(words, str) else words))
     missing = sorted(m for m in catalogued if m not in named)
     assert not missing, f"named mistakes with no fixture submission: {missing}"
 

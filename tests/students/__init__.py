@@ -13,7 +13,7 @@ class Student:
     edits: dict = field(default_factory=dict)       # grade_id -> [(old, new), ...] applied to the answer key
     cells: dict = field(default_factory=dict)       # grade_id -> the whole cell as the student wrote it
     untouched: bool = False                         # hand in the release notebook as it is
-    diagnoses: dict = field(default_factory=dict)   # grade_id -> words the verdict must contain
+    diagnoses: dict = field(default_factory=dict)   # grade_id -> words the verdict must contain (or a tuple: one of them)
     written: str = "The dot products are large, so the softmax saturates and its gradients vanish."
 
 
