@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test build clean tools
+.PHONY: demo test build clean tools blas-check
 
 # The sandbox for student kernels needs bubblewrap (and util-linux's prlimit and setpriv).
 tools:
@@ -29,6 +29,20 @@ demo: tools $(VENV)/installed
 
 test: tools $(VENV)/installed
 	$(BIN)/python -m pytest
+
+# What the notebooks commit must not depend on the CPU's BLAS kernel or thread count: the build check and
+# nbval again, under OpenBLAS's AVX2 kernel (Haswell) and its generic SSE one (Prescott), on one thread.
+# Both run on any x86-64 CPU; each run prints the kernel it used.
+BLAS_KERNELS ?= Haswell Prescott
+blas-check: $(VENV)/installed
+	@for kernel in $(BLAS_KERNELS); do \
+	  echo "blas-check: OPENBLAS_CORETYPE=$$kernel OPENBLAS_NUM_THREADS=1"; \
+	  export OPENBLAS_CORETYPE=$$kernel OPENBLAS_NUM_THREADS=1; \
+	  $(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info as i; print('blas-check: kernel in use:', \
+	    ', '.join(f\"{b['internal_api']} {b.get('architecture')} ({b['num_threads']} thread)\" for b in i()))" && \
+	  $(BIN)/python -m grader build --check && \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider solutions notebooks tests/test_rounding.py || exit 1; \
+	done
 
 build: $(VENV)/installed
 	$(BIN)/python -m grader build
