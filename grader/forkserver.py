@@ -37,7 +37,7 @@ files of the sandbox. Needs the grader to run as root; otherwise use
 SandboxedKernelManager (one bubblewrap per kernel).
 
 Use: ``ForkedExecute`` (nbgrader's Execute); each process gets its own zygote on
-first use. ``python -m grader.sandbox`` times a forked kernel's start-up too.
+first use. ``python -m grader.sandbox_check`` times a forked kernel's start-up too.
 """
 import json
 import os
@@ -49,7 +49,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 
 from . import cgroup
-from .sandbox import KERNEL_RUN_DIR, SandboxedKernelManager, _children, bounded_client, lock_free_uid
+from .sandbox import SandboxedKernelManager, _children, bounded_client, lock_free_uid
+from .sandbox_policy import KERNEL_RUN_DIR
 
 # The zygote's program. It reads one JSON request per line on fd 0 and answers one
 # JSON line on fd 1; its kernels must never write there, so it moves both away first.

@@ -47,7 +47,7 @@ from tqdm import tqdm
 from . import deadlines, parallel, report
 from .build import ROOT, SOURCE, assignments as course_assignments
 from .intake import IntakeError, take_in
-from .sandbox import RUNTIME_FOLDER, RUNTIME_VARIABLE
+from .sandbox_policy import RUNTIME_FOLDER, RUNTIME_VARIABLE
 from .protocol import NOT_ATTEMPTED
 from .nbgrader_plugin import RUN_VARIABLE, SANITIZE, InjectProbes, cache_path, execution_key, load, store
 

@@ -24,7 +24,7 @@ import threading
 
 import nbformat
 
-from .sandbox import RUNTIME_VARIABLE
+from .sandbox_policy import RUNTIME_VARIABLE
 
 # How a worker starts kernels. SANDBOXED is decided on the worker itself (a Dask worker
 # may not run as root): FORKED there if it can, else a bubblewrap per kernel (BWRAP).

@@ -38,8 +38,9 @@ kernel is started inside bubblewrap (``bwrap``) instead:
 
 Use it from nbgrader with ``SandboxedExecute`` (see the module's end), or with
 nbclient: ``NotebookClient(nb, kernel_manager_class=SandboxedKernelManager)``.
-``python -m grader.sandbox`` checks the sandbox on this machine and measures the
-kernel start-up time with and without it.
+What the sandbox is (paths, limits, the bubblewrap command) is grader/sandbox_policy.py; this module
+applies it to a kernel. ``python -m grader.sandbox_check`` checks the sandbox on this machine and
+measures the kernel start-up time with and without it.
 
 Linux only; needs bubblewrap (apt-get install bubblewrap) and util-linux
 (prlimit, setpriv).
@@ -73,59 +74,14 @@ import tempfile
 import zmq
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets import Bool, Dict, Float, Integer, List, Unicode, default
+from traitlets import default
 
 from . import cgroup
-
-MiB = 1024 ** 2
-GiB = 1024 ** 3
-
-# Where things live inside the sandbox.
-SANDBOX_HOME = "/tmp"
-SANDBOX_USER = "student"
-SANDBOX_HOSTNAME = "sandbox"
-KERNEL_RUN_DIR = "/run/kernel"  # the kernel's sockets (a 1 MiB tmpfs) and connection file
-
-# Top-level system paths: replicated as symlinks when they are symlinks on the host
-# (merged /usr: /bin -> usr/bin), bound read-only otherwise.
-SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
-
-# The only host files of /etc the kernel needs: the dynamic linker finds
-# /usr/lib/<multiarch> libraries through its cache; localtime gives time.localtime
-# the host's zone; matplotlib asks fontconfig (fc-list) for the system fonts.
-# Everything else of /etc (ssl keys, ssh, password hashes, ...) stays out.
-HOST_ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/fonts")
+from .sandbox_policy import KERNEL_RUN_DIR, SandboxPolicy
 
 
-def _is_within(path, parent):
-    path, parent = os.path.normpath(path), os.path.normpath(parent)
-    return path == parent or path.startswith(parent.rstrip("/") + "/")
-
-
-def _ancestors(path):
-    """'/a/b/c' -> ['/a', '/a/b'] (not '/' and not the path itself)."""
-    parts = os.path.normpath(path).strip("/").split("/")[:-1]
-    return ["/" + "/".join(parts[:i + 1]) for i in range(len(parts))]
-
-
-def _interpreter_prefixes():
-    """The running interpreter's installation: the venv and the Python it was made from.
-
-    Only these directories are bound, never the home directory around them (e.g.
-    /root/.pyenv/versions/3.11.7, not /root). Paths are used as they are spelled
-    (sys.executable in a venv is a symlink into base_prefix, which is bound too)
-    and resolved, in case a prefix is itself reached through a symlink.
-    """
-    found = []
-    for p in (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix):
-        for q in (os.path.abspath(p), os.path.realpath(p)):
-            if q not in found and os.path.isdir(q):
-                found.append(q)
-    return found
-
-
-class SandboxedKernelManager(AsyncKernelManager):
-    """An AsyncKernelManager that starts the kernel inside bubblewrap.
+class SandboxedKernelManager(SandboxPolicy, AsyncKernelManager):
+    """An AsyncKernelManager that starts the kernel inside bubblewrap, as its SandboxPolicy says.
 
     Works with nbclient/nbconvert/nbgrader (``kernel_manager_class``). Only a
     local Python kernel is supported: the sandbox contains this interpreter only.
@@ -158,118 +114,6 @@ class SandboxedKernelManager(AsyncKernelManager):
     the sandbox instead of interrupting the cell. nbgrader's Execute interrupts a
     cell on timeout and goes on with the next cells, so this matters.
     """
-
-    # ---- limits (rlimits of the kernel and everything it starts) ----
-    memory_limit = Integer(
-        4 * GiB,
-        help="Address-space limit (RLIMIT_AS) per process, in bytes; 0: none. "
-             "A sandboxed kernel with numpy and matplotlib loaded peaks at about 0.9 GiB of "
-             "address space (libraries, thread stacks, malloc arenas), so 4 GiB leaves "
-             "~3 GiB for arrays: plenty for the course, far below the machine. "
-             "An allocation beyond it raises MemoryError in the student's cell instead "
-             "of waking the OOM killer. It is per process: a forked child has its own.",
-    ).tag(config=True)
-    max_processes = Integer(
-        256,
-        help="RLIMIT_NPROC: processes *and threads* the kernel may have at once "
-             "(per kernel, see the class doc). The kernel itself uses ~10 threads; "
-             "256 leaves room for multiprocessing and stops a fork bomb early.",
-    ).tag(config=True)
-    cpu_time_limit = Integer(
-        900,
-        help="RLIMIT_CPU per process, in CPU seconds; 0: none. A backstop for CPU "
-             "burnt outside a cell's timeout (background threads, forked children); the "
-             "per-cell timeout of nbgrader's Execute is what stops a busy cell.",
-    ).tag(config=True)
-    cpu_limit = Float(
-        1.0,
-        help="Cores a kernel may use at once, everything it starts included (a cgroup per kernel, "
-             "where the machine offers one: grader/cgroup.py); 0: no limit. One core is what a "
-             "notebook of the course uses; a submission that starts many busy processes then "
-             "slows only itself, never its neighbours.",
-    ).tag(config=True)
-    max_message_size = Integer(
-        64 * MiB,
-        help="Largest message the grader takes from the kernel, in bytes (zmq's MAXMSGSIZE on the "
-             "grader's sockets); 0: none. A larger one (a 450 MB display in one piece) is dropped "
-             "before it is read, so the grading process's memory stays bounded whatever the "
-             "kernel sends; what the notebook shows is capped per cell anyway.",
-    ).tag(config=True)
-    file_size_limit = Integer(
-        256 * MiB, help="RLIMIT_FSIZE: largest file the kernel may write, in bytes; 0: none.",
-    ).tag(config=True)
-    open_files_limit = Integer(
-        1024, help="RLIMIT_NOFILE: open file descriptors per process (a kernel uses a few dozen).",
-    ).tag(config=True)
-    tmp_size = Integer(
-        512 * MiB,
-        help="Size of the private /tmp (a tmpfs, so it is memory: it must be bounded).",
-    ).tag(config=True)
-    scratch_size = Integer(512 * MiB, help="Size of the scratch working directory (tmpfs).").tag(config=True)
-    shm_size = Integer(64 * MiB, help="Size of /dev/shm (multiprocessing's semaphores live there).").tag(config=True)
-
-    # ---- identity ----
-    uid_range_start = Integer(
-        2_000_000_000,
-        help="First uid of the range the per-kernel uids are drawn from (grader running as "
-             "root only). Far above what distributions, systemd's DynamicUser and "
-             "/etc/subuid hand out, so no real account shares a uid with a kernel.",
-    ).tag(config=True)
-    uid_range_size = Integer(65536, help="How many uids the range holds.").tag(config=True)
-
-    # ---- files ----
-    scratch_dir = Unicode(
-        "/scratch",
-        help="The kernel's working directory inside the sandbox: an empty tmpfs. The "
-             "notebook's own directory on the host (which nbclient asks for) is not "
-             "shown: it may hold other files of the course.",
-    ).tag(config=True)
-    hidden_paths = List(
-        Unicode(),
-        help="Host paths to hide even when they lie inside what the sandbox shows: an empty, "
-             "unreadable directory (or /dev/null for a file) is put over them. By default the "
-             "grader package itself: installed editable it is not in the sandbox anyway, but "
-             "a plain `pip install .` puts it (references, probes) in site-packages, next to "
-             "numpy.",
-    ).tag(config=True)
-
-    @default("hidden_paths")
-    def _default_hidden_paths(self):
-        return [os.path.dirname(os.path.abspath(__file__))]
-
-    extra_ro_binds = List(
-        Unicode(),
-        help="More host paths to show read-only at the same path (e.g. a data set the "
-             "notebooks read). Never the course directory.",
-    ).tag(config=True)
-    runtime_root = Unicode(
-        help="Host directory under which each kernel (or zygote) gets its own 0700 directory: its "
-             "connection file and generated /etc files, which the sandbox sees read-only. Default: "
-             "$COURSE_SANDBOX_DIR, else .sandbox in the working directory (nbgrader's is the course "
-             "directory), so a run leaves nothing outside it; what a killed run left there is "
-             "removed by the next.",
-    ).tag(config=True)
-
-    @default("runtime_root")
-    def _default_runtime_root(self):
-        return runtime_root()
-
-    # ---- environment ----
-    extra_env = Dict(
-        help="More environment variables for the kernel (the environment is otherwise "
-             "built from scratch: no variable of the grader's reaches the student).",
-    ).tag(config=True)
-    blas_threads = Integer(
-        1,
-        help="OMP/OPENBLAS/MKL_NUM_THREADS: one BLAS thread per kernel. Grading runs several "
-             "kernels side by side, every thread counts against max_processes, and results "
-             "do not depend on the number of cores of the grading machine.",
-    ).tag(config=True)
-    message_interrupts = Bool(
-        True, help="Interrupt the kernel with a control-channel message (see the class doc).",
-    ).tag(config=True)
-
-    bwrap_path = Unicode("bwrap", help="The bubblewrap executable.").tag(config=True)
 
     # The kernel talks to the grader over unix sockets: the sandbox has no network.
     @default("transport")
@@ -334,20 +178,12 @@ class SandboxedKernelManager(AsyncKernelManager):
         return uid
 
     def _write_etc(self):
-        """Generated /etc files: the sandbox user only, names resolve from files only."""
+        """The policy's /etc files, in this kernel's directory (bound read-only into the sandbox)."""
         etc = os.path.join(self._sandbox_dir, "etc")
         os.mkdir(etc, 0o755)
         uid = self._sandbox_uid if self.privileged else os.getuid()
         gid = self._sandbox_uid if self.privileged else os.getgid()
-        files = {
-            "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                      f"{SANDBOX_USER}:x:{uid}:{gid}:{SANDBOX_USER}:{SANDBOX_HOME}:/bin/sh\n"
-                      f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-            "group": f"root:x:0:\n{SANDBOX_USER}:x:{gid}:\nnogroup:x:65534:\n",
-            "hosts": f"127.0.0.1 localhost {SANDBOX_HOSTNAME}\n::1 localhost\n",
-            "nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n",
-        }
-        for name, text in files.items():
+        for name, text in self.etc_files(uid, gid).items():
             with open(os.path.join(etc, name), "w") as f:
                 f.write(text)
             os.chmod(os.path.join(etc, name), 0o644)
@@ -423,174 +259,12 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     # ------------------------------------------------------------------ command
 
-    def sandbox_env(self):
-        prefix_bin = os.path.dirname(os.path.abspath(sys.executable))
-        env = {
-            "PATH": f"{prefix_bin}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": SANDBOX_HOME,
-            "TMPDIR": "/tmp",
-            "USER": SANDBOX_USER,
-            "LOGNAME": SANDBOX_USER,
-            "LANG": "C.UTF-8",
-            "MPLCONFIGDIR": "/tmp",
-            "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            "PYTHONNOUSERSITE": "1",          # no ~/.local packages, even ones the student wrote to /tmp
-            "PYTHONDONTWRITEBYTECODE": "1",   # the prefixes are read-only anyway
-            "OMP_NUM_THREADS": str(self.blas_threads),
-            "OPENBLAS_NUM_THREADS": str(self.blas_threads),
-            "MKL_NUM_THREADS": str(self.blas_threads),
-            # ipykernel's parent poller would take bwrap's init (pid 1 in the sandbox) for a dead
-            # parent; "1" turns it off (and the banner it prints). --die-with-parent does its job.
-            "JPY_PARENT_PID": "1",
-        }
-        env.update({str(k): str(v) for k, v in self.extra_env.items()})
-        return env
-
-    def rlimit_args(self):
-        """prlimit options; each sets soft = hard, so the kernel cannot raise it back."""
-        limits = [("--as", self.memory_limit), ("--nproc", self.max_processes),
-                  ("--cpu", self.cpu_time_limit), ("--fsize", self.file_size_limit),
-                  ("--nofile", self.open_files_limit), ("--core", 0)]
-        return [f"{opt}={value}" for opt, value in limits if value or opt == "--core"]
-
     def sandbox_command(self, kernel_cmd, zygote=False):
-        """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd.
-
-        zygote=True (root only): the same sandbox for grader/forkserver.py's zygote, which
-        forks many kernels and gives each its own uid, limits, /tmp, /dev/shm and socket
-        directory itself. It keeps CAP_CHOWN (to hand the socket directory over) and
-        CAP_SYS_ADMIN (to mount each kernel's own tmpfs's, in a mount namespace of the
-        kernel's own) besides setuid/setgid/setpcap; the kernel drops them all before it
-        runs anything. /tmp and /run/kernel are root's (0755), no connection file is
-        bound and nothing wraps the command.
-        """
-        if zygote and not self.privileged:
-            raise RuntimeError("a zygote gives each kernel its own uid: it needs the grader to run as root")
+        """The policy's command line for this kernel (its directory, connection file and uid)."""
         if self._sandbox_dir is None:
             raise RuntimeError("no sandbox directory: start the kernel through start_kernel()")
-        bwrap = shutil.which(self.bwrap_path)
-        if bwrap is None:
-            raise RuntimeError(f"bubblewrap ({self.bwrap_path}) is not installed")
-        b = _Bwrap()
-
-        # Namespaces: no network, own pids/ipc/hostname/cgroup view.
-        args = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--hostname", SANDBOX_HOSTNAME, "--unshare-cgroup-try",
-                "--die-with-parent",  # the grader dies -> the sandbox dies
-                "--new-session"]      # no controlling terminal: no TIOCSTI into the grader's tty
-        if self.privileged:
-            # keep only what setpriv needs to switch to the kernel's uid and empty the bounding set
-            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                     "--cap-add", "CAP_SETPCAP"]
-            if zygote:
-                args += ["--cap-add", "CAP_CHOWN", "--cap-add", "CAP_SYS_ADMIN"]
-        else:
-            args += ["--unshare-user", "--disable-userns"]
-        b.args += args
-
-        # System: /usr and the merged-/usr links, read-only.
-        for path in SYSTEM_PATHS:
-            if os.path.islink(path):
-                b.symlink(os.readlink(path), path)
-            elif os.path.isdir(path):
-                b.ro_bind(path, path)
-        b.dir("/etc")
-        for path in HOST_ETC_FILES:
-            if os.path.islink(path):
-                b.symlink(os.readlink(path), path)
-            elif os.path.exists(path):
-                b.ro_bind(path, path)
-        for name in ("passwd", "group", "hosts", "nsswitch.conf"):
-            b.ro_bind(os.path.join(self._sandbox_dir, "etc", name), f"/etc/{name}")
-        b.args += ["--proc", "/proc", "--dev", "/dev"]
-        b.tmpfs("/dev/shm", self.shm_size)
-        b.tmpfs("/tmp", self.tmp_size, perms="0755" if zygote else "1777")
-
-        # The interpreter, read-only (after /tmp: a venv may live under /tmp).
-        visible = list(SYSTEM_PATHS)
-        for path in sorted(_interpreter_prefixes() + [os.path.abspath(p) for p in self.extra_ro_binds], key=len):
-            if not os.path.exists(path) or any(_is_within(path, v) for v in visible):
-                continue
-            b.ro_bind(path, path)
-            visible.append(path)
-        hidden = []
-        for path in (os.path.abspath(p) for p in self.hidden_paths):
-            if not any(_is_within(path, v) for v in visible):
-                continue  # not shown anyway
-            if os.path.isdir(path):
-                b.args += ["--perms", "0000", "--size", str(64 * 1024), "--tmpfs", path]
-                hidden.append(path)
-            elif os.path.exists(path):
-                b.args += ["--ro-bind", "/dev/null", path]
-        exe = kernel_cmd[0]
-        for p in (exe, os.path.realpath(exe)):
-            if not any(_is_within(p, v) for v in visible):
-                raise RuntimeError(f"the kernel's interpreter {p} would not be visible in the sandbox; "
-                                   "only this Python's prefixes are bound (see extra_ro_binds)")
-
-        # The kernel's sockets and (read-only) connection file.
-        if zygote:
-            b.tmpfs(KERNEL_RUN_DIR, 4 * MiB, perms="0755")
-        else:
-            b.tmpfs(KERNEL_RUN_DIR, 1 * MiB)
-            inside_connection_file = f"{KERNEL_RUN_DIR}/connection.json"
-            b.ro_bind(self.connection_file, inside_connection_file)
-            kernel_cmd = [arg.replace(self.connection_file, inside_connection_file) for arg in kernel_cmd]
-        b.tmpfs(self.scratch_dir, self.scratch_size)
-        # Read-only from here: the root and /dev are tmpfs's bwrap made (owned by the kernel's
-        # user in a user namespace, and unbounded); writes to device nodes still work.
-        b.args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", self.scratch_dir, "--clearenv"]
-        for path in hidden:
-            b.args += ["--remount-ro", path]
-        for k, v in self.sandbox_env().items():
-            b.args += ["--setenv", k, v]
-
-        if zygote:
-            return [bwrap, *b.args, "--", *kernel_cmd]
-        inner = [shutil.which("prlimit") or "/usr/bin/prlimit", *self.rlimit_args(), "--"]
-        if self.privileged:
-            uid = self._sandbox_uid
-            inner += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}",
-                      "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-        return [bwrap, *b.args, "--", *inner, *kernel_cmd]
-
-
-class _Bwrap:
-    """bwrap arguments; creates parent directories 0755 (bwrap's default is 0700)."""
-
-    def __init__(self):
-        self.args = []
-        self._dirs = {"/"}
-
-    def _parents(self, dest):
-        for d in _ancestors(dest):
-            if d not in self._dirs:
-                self.args += ["--perms", "0755", "--dir", d]
-                self._dirs.add(d)
-
-    def dir(self, dest):
-        self._parents(dest + "/x")
-
-    def ro_bind(self, src, dest):
-        self._parents(dest)
-        self.args += ["--ro-bind", src, dest]
-        self._dirs.add(dest)
-
-    def bind(self, src, dest):
-        self._parents(dest)
-        self.args += ["--bind", src, dest]
-        self._dirs.add(dest)
-
-    def symlink(self, target, dest):
-        self._parents(dest)
-        self.args += ["--symlink", target, dest]
-
-    def tmpfs(self, dest, size, perms="1777"):
-        self._parents(dest)
-        if size:
-            self.args += ["--size", str(size)]
-        self.args += ["--perms", perms, "--tmpfs", dest]
-        self._dirs.add(dest)
+        return self.sandbox_command_for(kernel_cmd, self._sandbox_dir, self.connection_file, self._sandbox_uid,
+                                        self.privileged, zygote=zygote)
 
 
 def bounded_client(client, max_message_size):
@@ -598,15 +272,6 @@ def bounded_client(client, max_message_size):
     if max_message_size:
         client.context.setsockopt(zmq.MAXMSGSIZE, max_message_size)  # for every socket it makes from now on
     return client
-
-
-RUNTIME_FOLDER = ".sandbox"
-RUNTIME_VARIABLE = "COURSE_SANDBOX_DIR"
-
-
-def runtime_root():
-    """Where kernels' host-side files go: $COURSE_SANDBOX_DIR, else ./.sandbox (see runtime_root)."""
-    return os.environ.get(RUNTIME_VARIABLE) or os.path.join(os.getcwd(), RUNTIME_FOLDER)
 
 
 def remove_stale(root):
@@ -772,50 +437,3 @@ if _Execute is not None:
                                    "sandbox anyway (trusted code only), set COURSE_UNSANDBOXED=1 "
                                    "(python -m grader grade --unsandboxed)")
             return super().preprocess(nb, resources, *args, **kwargs)
-
-
-# ------------------------------------------------------------ self-check
-
-async def _time_start(kernel_manager_class, rounds, **options):
-    """Seconds from start_kernel to the first kernel_info reply, per round."""
-    import time
-    times = []
-    for _ in range(rounds):
-        km = kernel_manager_class(kernel_name="python3", **options)
-        t0 = time.perf_counter()
-        await km.start_kernel()
-        kc = km.client()
-        kc.start_channels()
-        try:
-            await kc.wait_for_ready(timeout=60)
-            times.append(time.perf_counter() - t0)
-        finally:
-            kc.stop_channels()
-            await km.shutdown_kernel(now=True)
-    return times
-
-
-def main():
-    ok, why = sandbox_available()
-    print(f"sandbox available: {ok} ({why})")
-    if not ok:
-        return 1
-    rounds = 5
-    med = lambda ts: sorted(ts)[len(ts) // 2]  # noqa: E731
-    # The plain kernel over local sockets too (ipc), as every kernel this project starts: over TCP,
-    # ipykernel warns that the connection is unencrypted.
-    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:
-        plain = med(asyncio.run(_time_start(AsyncKernelManager, rounds, transport="ipc",
-                                            ip=os.path.join(sockets, "kernel"))))
-    boxed = med(asyncio.run(_time_start(SandboxedKernelManager, rounds)))
-    print(f"kernel start-up to first reply, median of {rounds}: "
-          f"plain {plain:.2f} s, sandboxed {boxed:.2f} s (overhead {boxed - plain:+.2f} s)")
-    if SandboxedKernelManager().privileged:
-        from .forkserver import ForkedKernelManager
-        forked = asyncio.run(_time_start(ForkedKernelManager, rounds + 1))[1:]  # the first starts the zygote
-        print(f"forked from the warm zygote (grader/forkserver.py): {med(forked):.2f} s")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

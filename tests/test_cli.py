@@ -184,7 +184,7 @@ def test_a_deadlines_file_that_cannot_be_used_is_named_before_anything_is_graded
 
 
 @pytest.mark.parametrize("command", [["nbgrader", "validate", "release/02_scaled_attention/02_scaled_attention.ipynb"],
-                                     ["python", "-m", "grader.sandbox"]])
+                                     ["python", "-m", "grader.sandbox_check"]])
 def test_kernels_this_project_starts_use_local_sockets_so_no_unencrypted_tcp_warning(command):
     from pathlib import Path
     from grader.build import ROOT

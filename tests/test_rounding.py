@@ -15,7 +15,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader import build, notebook_values
+from grader import build, notebook_values, rounding
 from grader.build import RELEASE, ROOT, SOLUTIONS, SOURCE, assignments
 
 COMMITTED = sorted([p for folder in (SOURCE, RELEASE, SOLUTIONS) for a in assignments() for p in (folder / a).glob("*.ipynb")]
@@ -61,7 +61,7 @@ def _results(value):
         if isinstance(v, dict):
             for x in v.values():
                 collect(x)
-        elif isinstance(v, (list, tuple)) and notebook_values._ragged(list(v)):
+        elif isinstance(v, (list, tuple)) and rounding.is_ragged(list(v)):
             for x in v:
                 collect(x)
         elif not isinstance(v, str):
@@ -112,7 +112,7 @@ def test_no_committed_number_is_rounding_noise(path):
                                                   | (np.abs(numbers) < 1e-12 * np.abs(numbers).max(initial=0)))]
                 found += [f"cell {cell.get('id')} prints {x:.3g}" for x in small]
                 found += [f"cell {cell.get('id')} prints {t}, more digits than rounding leaves alone"
-                          for t in build._NUMBER.findall(unit) if len(_significant(t)) > notebook_values.DIGITS]
+                          for t in build._NUMBER.findall(unit) if len(_significant(t)) > rounding.DIGITS]
     assert not found, f"{path.relative_to(ROOT)}: " + "; ".join(found[:5])
 
 
@@ -121,9 +121,9 @@ def test_values_go_on_the_grid_of_their_results_largest_entry():
     text = notebook_values._literal(gradients)
     assert "e-17" not in text and "e-18" not in text and not re.search(r"-0(?![.\d])", text)
     assert "1.3" in text and "-0.25" in text
-    assert notebook_values.rounded(np.array([1 / 3, np.nan, -np.inf, -1e-300])).tolist()[0] == pytest.approx(1 / 3, abs=1e-10)
-    assert np.isnan(notebook_values.rounded(np.array([np.nan]))[0])
-    assert str(notebook_values.rounded(np.array([2.0, -1e-30]))[1]) == "0.0"
+    assert rounding.rounded(np.array([1 / 3, np.nan, -np.inf, -1e-300])).tolist()[0] == pytest.approx(1 / 3, abs=1e-10)
+    assert np.isnan(rounding.rounded(np.array([np.nan]))[0])
+    assert str(rounding.rounded(np.array([2.0, -1e-30]))[1]) == "0.0"
     # each mistake's result has its own scale: a tiny mistake is not zeroed next to a large one
     text = notebook_values._literal({"small": {"d": np.array([3e-6, 1e-6])}, "large": {"d": np.array([5e3, 1.0])}})
     assert "3e-06" in text and "5000" in text

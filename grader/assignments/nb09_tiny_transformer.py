@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import cases, mistakes, reference as ref, tiny_transformer as tiny
+from ..rounding import rounded
 from ..protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
@@ -115,7 +116,6 @@ def _cross_entropy_values():
 
 
 def _adam_values():
-    from ..notebook_values import rounded  # here: notebook_values imports this module
     # The notebook computes with the inputs as written, to 10 digits of each array's largest entry, so
     # the true values are computed from those: v's tiny entries (1e-12 of the rest) are written 0.
     i = {name: rounded(value) if isinstance(value, np.ndarray) else value

@@ -1,0 +1,71 @@
+"""The grader's modules import each other in one direction: no module imports one that imports it back.
+
+Every import counts, a function's own included (a lazy import is still a loop a reader must hold in
+their head: the sandbox once imported the forkserver for its timing `main`, and the forkserver the
+sandbox).
+"""
+import ast
+from pathlib import Path
+
+from grader.build import ROOT
+
+PACKAGE = ROOT / "grader"
+
+
+def _module(path):
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def _imports(path):
+    """The grader modules a file imports, anywhere in it."""
+    here = _module(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("grader")}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            stem = ".".join(base + ([node.module] if node.module else []))
+            if not stem.startswith("grader"):
+                continue
+            found.add(stem)
+            found |= {f"{stem}.{a.name}" for a in node.names}  # `from . import cases` imports a module
+    return found
+
+
+def _graph():
+    modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    return {m: sorted(i for i in _imports(p) if i in modules and i != m) for m, p in modules.items()}
+
+
+def _cycle(graph):
+    """One import loop as a list of modules, or None."""
+    state = {}
+
+    def visit(m, path):
+        state[m] = "open"
+        for n in graph[m]:
+            if state.get(n) == "open":
+                return path[path.index(n):] + [n]
+            if n not in state and (loop := visit(n, path + [n])):
+                return loop
+        state[m] = "done"
+        return None
+
+    for m in sorted(graph):
+        if m not in state and (loop := visit(m, [m])):
+            return loop
+    return None
+
+
+def test_no_import_loop_in_the_grader():
+    graph = _graph()
+    assert "grader.sandbox" in graph and "grader.forkserver" in graph["grader.sandbox_check"]
+    loop = _cycle(graph)
+    assert loop is None, "import loop: " + " -> ".join(loop)
+
+
+def test_the_loop_finder_finds_a_loop():
+    assert _cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": ["b"], "b": [], "c": ["a", "b"]}) is None
