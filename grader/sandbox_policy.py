@@ -215,6 +215,11 @@ class SandboxPolicy(Configurable):
             # parent; "1" turns it off (and the banner it prints). --die-with-parent does its job.
             "JPY_PARENT_PID": "1",
         }
+        # The BLAS kernel the grading process computes with (OpenBLAS picks one for the CPU; this variable
+        # overrides it): the same in the student's kernel, so a value that depends on the library's choices,
+        # an SVD's signs, is the same on both sides of the verdict (`OPENBLAS_CORETYPE=Haswell make test` grades so).
+        if os.environ.get("OPENBLAS_CORETYPE"):
+            env["OPENBLAS_CORETYPE"] = os.environ["OPENBLAS_CORETYPE"]
         env.update({str(k): str(v) for k, v in self.extra_env.items()})
         return env
 

@@ -9,6 +9,7 @@ report what they saw as one JSON line on stdout.
 import json
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -360,3 +361,17 @@ def test_the_grader_stays_hidden_even_where_the_sandbox_shows_it():
     run = run_in_sandbox(code, extra_ro_binds=[str(REPO)])
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "PermissionError", "PermissionError", "ModuleNotFoundError"], run.stdout
+
+
+BLAS_IN_USE = ("import numpy; from threadpoolctl import threadpool_info; "
+               "print([i.get('architecture') for i in threadpool_info()])")
+
+
+def test_the_kernel_computes_with_the_blas_kernel_the_grading_process_was_told_to_use(monkeypatch):
+    """A named mistake is reproduced on the grading side: it must come out of the same BLAS kernel as the
+    student's result (an SVD's signs depend on it). Nothing else of the grader's environment goes in."""
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Prescott")
+    outside = subprocess.run([sys.executable, "-c", BLAS_IN_USE], capture_output=True, text=True, timeout=60)
+    inside = run_in_sandbox(BLAS_IN_USE)
+    assert inside.returncode == 0, inside.stderr
+    assert inside.stdout == outside.stdout, (inside.stdout, outside.stdout)
