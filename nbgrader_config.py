@@ -6,9 +6,9 @@ nbgrader_config.py loads this one, as `python -m grader grade` writes).
 import os
 import tempfile
 
-from grader.nbgrader_plugin import (SANITIZE, CheckCellMetadataQuickly, FeedbackStyle, InjectProbes, SealVerdicts,
+from grader.engine.nbgrader_plugin import (SANITIZE, CheckCellMetadataQuickly, FeedbackStyle, InjectProbes, SealVerdicts,
                                     cached)
-from grader.sandbox import SandboxedExecute
+from grader.engine.sandbox import SandboxedExecute
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.preprocessors import (AssignLatePenalties, Execute, GetGrades, IgnorePattern, LimitOutput,
@@ -25,7 +25,7 @@ c.CourseDirectory.release_directory = "release"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Student code runs in a sandboxed kernel (grader/sandbox.py: bubblewrap, no network,
+# Student code runs in a sandboxed kernel (grader/engine/sandbox.py: bubblewrap, no network,
 # nothing of the course visible, resource limits). Where no sandbox can be made,
 # grading stops and says why; COURSE_UNSANDBOXED=1 (`python -m grader grade
 # --unsandboxed`) runs plain kernels instead, for trusted code only.
@@ -36,7 +36,7 @@ c.Autograde.sanitize_preprocessors = SANITIZE
 
 # Sealed verdicts: probes go in before Execute, verdicts are made right after it
 # and before anything reads a score (SaveAutoGrades). Execute reuses a notebook
-# already run with exactly these cells (grader/nbgrader_plugin.py: a parallel run
+# already run with exactly these cells (grader/engine/nbgrader_plugin.py: a parallel run
 # of `python -m grader grade`, or a run that was killed part way).
 c.Autograde.autograde_preprocessors = [
     InjectProbes,

@@ -14,13 +14,13 @@ import os
 import threading
 
 TICKS = os.sysconf("SC_CLK_TCK")
-KERNEL_UIDS = 1_000_000  # grader/sandbox.py gives each kernel a uid from 2,000,000,000 up; nothing else here is that high
+KERNEL_UIDS = 1_000_000  # grader/engine/sandbox.py gives each kernel a uid from 2,000,000,000 up; nothing else here is that high
 
 KINDS = [  # (kind, words that all appear in the command line)
     ("nbgrader autograde (record, or plain grading)", ("nbgrader", "autograde")),
     ("nbgrader generate_assignment", ("nbgrader", "generate_assignment")),
     ("alembic (nbgrader's gradebook set-up)", ("alembic",)),
-    ("zygotes (fork kernels)", ("ctrl_in",)),  # words of grader/forkserver.py's ZYGOTE program
+    ("zygotes (fork kernels)", ("ctrl_in",)),  # words of grader/engine/forkserver.py's ZYGOTE program
     ("worker processes (nbclient)", ("multiprocessing",)),
 ]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from grader.forkserver import ForkedKernelManager
+from grader.engine.forkserver import ForkedKernelManager
 
 from .cpu_by_process import cpu_seconds
 

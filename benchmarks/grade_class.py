@@ -33,9 +33,9 @@ from pathlib import Path
 import nbgrader
 import numpy as np
 
-from grader import report
-from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE
+from grader.engine import report
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
 
 from . import synthetic_class
 from .cpu_by_process import CpuByProcess
@@ -46,7 +46,7 @@ class Run:
     name: str
     course: Path
     seconds: float
-    rows: list            # grader.report.collect(course): a row per student, assignment and part
+    rows: list            # grader.engine.report.collect(course): a row per student, assignment and part
     profile: object = None  # cProfile.Profile of the run, with --cprofile
     cpu: object = None      # CpuByProcess of the run, with --profile
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils
 
-from grader.build import RELEASE, assignments as course_assignments
+from grader.engine.build import RELEASE, assignments as course_assignments
 from tests.sample_class import STUDENTS, submission
 
 # The share of each kind in a class, in percent: most students hand in

@@ -1,4 +1,10 @@
-"""The course's grader: reference implementations, sealed verdicts, build and grading."""
+"""The course's grader, in two parts.
+
+engine/  how any notebook course is built and graded safely and fast; it imports nothing of the course.
+the rest the course: reference implementations, cases, named mistakes, probes, the notebooks' checks and
+         values; it may import the engine's interfaces (protocol.Case, Probe, Mistake). course.py is all
+         the engine reads of it.
+"""
 import os
 import sys
 

@@ -94,21 +94,21 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     if args.command == "build":
-        from . import build
+        from .engine import build
         return build.main(check=args.check, only=args.assignments or None, force=args.force)
     if args.command == "grade":
-        from . import grade
+        from .engine import grade
         return grade.main(args.submissions, args.course, args.assignment, args.csv, args.unsandboxed,
                           workers=args.workers, scheduler=args.scheduler, serial=args.serial, timeout=args.timeout,
                           students=args.student, dry=args.dry_run)
     if args.command == "report":
-        from . import report
+        from .engine import report
         return report.main(args.course, args.out)
     if args.command == "export":
-        from . import export
+        from .engine import export
         return export.main(args.course, args.format, args.out)
     if args.command == "diagnose-report":
-        from . import report
+        from .engine import report
         report.print_diagnosis_report(args.course)
         return 0
     return 2

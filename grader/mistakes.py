@@ -6,7 +6,7 @@ pieces on the same inputs and finding the student's result equal to it.
 import numpy as np
 
 from . import reference as ref
-from .protocol import Mistake
+from .engine.protocol import Mistake
 
 
 def _softmax_rows(a):

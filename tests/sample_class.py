@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils
 
-from grader.build import RELEASE, SOURCE, answer_key
+from grader.engine.build import RELEASE, SOURCE, answer_key
 from tests.students import MANUAL, Student, modules  # noqa: F401 (re-exported for the tests)
 
 # {(student id, assignment): Student}: a student id may hand in several assignments.

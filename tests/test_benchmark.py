@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks.grade_class import Run, benchmark, differences, main, scores, ungraded
 from benchmarks.synthetic_class import KINDS, Entry, draw
-from grader.build import assignments as course_assignments
-from grader.nbgrader_plugin import SEED_VARIABLE
+from grader.engine.build import assignments as course_assignments
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
 from tests.sample_class import MANUAL, STUDENTS
 
 A, B = "01_self_attention", "02_scaled_attention"

@@ -6,8 +6,8 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader import utils
 
-from grader import build
-from grader.build import RELEASE, SOURCE, SOLUTIONS, assignments
+from grader.engine import build
+from grader.engine.build import RELEASE, SOURCE, SOLUTIONS, assignments
 
 NOTEBOOKS = [(a, p.name) for a in assignments() for p in sorted((SOURCE / a).glob("*.ipynb"))]
 

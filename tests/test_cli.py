@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from grader.grade import NOT_ALL_GRADED, NOTHING_TO_GRADE
+from grader.engine.grade import NOT_ALL_GRADED, NOTHING_TO_GRADE
 
 
 def grader(*args, cwd=None):
@@ -90,8 +90,8 @@ def test_version_and_help_say_what_each_command_does():
 def test_formgrader_finds_the_source_inside_the_course_directory(tmp_path):
     """Formgrader links an assignment to its source relative to the server's root (the course directory):
     the course's source/ is a link to the repository's, so the link stays inside the root."""
-    from grader.build import SOURCE
-    from grader.grade import ensure_released, prepare
+    from grader.engine.build import SOURCE
+    from grader.engine.grade import ensure_released, prepare
     course = tmp_path / "course"
     prepare(course)
     ensure_released(course, "02_scaled_attention")
@@ -109,7 +109,7 @@ def test_formgrader_finds_the_source_inside_the_course_directory(tmp_path):
 
 def _hand_in(folder, student, notebook):
     """A student's 02 as the given notebook of the repository (release/: untouched; solutions/: the answer key)."""
-    from grader.build import ROOT
+    from grader.engine.build import ROOT
     a = "02_scaled_attention"
     (folder / student / a).mkdir(parents=True, exist_ok=True)
     (folder / student / a / f"{a}.ipynb").write_bytes((ROOT / notebook / a / f"{a}.ipynb").read_bytes())
@@ -129,7 +129,7 @@ def test_a_dry_run_says_where_each_file_goes_and_runs_nothing(tmp_path):
 
 
 def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
-    from grader.report import collect
+    from grader.engine.report import collect
     folder = tmp_path / "class"
     _hand_in(folder, "ada", "release")
     _hand_in(folder, "bo", "release")
@@ -150,7 +150,7 @@ def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
 
 
 def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadlines_file(tmp_path):
-    from grader.report import collect
+    from grader.engine.report import collect
     folder, course = tmp_path / "class", tmp_path / "course"
     for student, handed_in in (("early", "2026-11-30 09:00:00 UTC"), ("late", "2026-12-02 09:00:00 UTC")):
         _hand_in(folder, student, "solutions")
@@ -184,10 +184,10 @@ def test_a_deadlines_file_that_cannot_be_used_is_named_before_anything_is_graded
 
 
 @pytest.mark.parametrize("command", [["nbgrader", "validate", "release/02_scaled_attention/02_scaled_attention.ipynb"],
-                                     ["python", "-m", "grader.sandbox_check"]])
+                                     ["python", "-m", "grader.engine.sandbox_check"]])
 def test_kernels_this_project_starts_use_local_sockets_so_no_unencrypted_tcp_warning(command):
     from pathlib import Path
-    from grader.build import ROOT
+    from grader.engine.build import ROOT
     program = str(Path(sys.executable).with_name(command[0])) if command[0] == "nbgrader" else sys.executable
     run = subprocess.run([program, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert "You did not provide a response" in run.stdout + run.stderr or "sandbox available" in run.stdout, \

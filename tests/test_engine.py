@@ -15,9 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import parallel, report
-from grader.grade import grade_class
-from grader.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
+from grader.engine import parallel, report
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
                                     execution_key, grading_secret, load, probe_rng, store,
                                     submitted_code)
 from tests.sample_class import STUDENTS, write_class
@@ -114,7 +114,7 @@ def test_a_forked_kernel_runs_a_notebook_as_a_sandboxed_one_does():
 
 @root_only
 def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
-    from grader.forkserver import ForkedKernelManager
+    from grader.engine.forkserver import ForkedKernelManager
 
     def execute(kc, code):
         return _execute(kc, code, evalue=False)
@@ -173,7 +173,7 @@ async def _execute(kc, code, evalue=True):
 
 async def _run_forked(code):
     """Run code in a fresh forked kernel, then shut it down; its output and errors as text."""
-    from grader.forkserver import ForkedKernelManager
+    from grader.engine.forkserver import ForkedKernelManager
     km = ForkedKernelManager(kernel_name="python3")
     await km.start_kernel()
     kc = km.client()
@@ -212,7 +212,7 @@ def test_a_kernel_that_fills_and_locks_its_tmp_leaves_the_next_one_everything():
     """Its home, /dev/shm and the socket directory filled, the files made undeletable (and /tmp tried): the next
     kernel of the same zygote starts, sees none of it and has all its space (they were a shared tmpfs once,
     and this took every later kernel of the run down with 'No space left on device')."""
-    from grader.forkserver import zygote
+    from grader.engine.forkserver import zygote
     before = zygote()
     filled = asyncio.run(_run_forked(FILL_AND_LOCK))
     assert int(filled) >= 32, filled  # it did fill its /tmp (8 MiB a file)
@@ -227,7 +227,7 @@ def test_a_kernel_that_fills_and_locks_its_tmp_leaves_the_next_one_everything():
 
 @root_only
 def test_a_zygote_that_died_or_cannot_fork_is_replaced_before_the_next_kernel():
-    from grader.forkserver import Zygote, zygote
+    from grader.engine.forkserver import Zygote, zygote
     first = zygote()
     first.process.kill()
     first.process.wait()
@@ -250,8 +250,8 @@ def test_a_zygote_that_died_or_cannot_fork_is_replaced_before_the_next_kernel():
 @root_only
 def test_busy_children_share_their_kernels_one_core():
     """Processes a kernel starts (setsid'd ones too) run in its cgroup, limited to cpu_limit cores together."""
-    from grader import cgroup
-    from grader.forkserver import zygote
+    from grader.engine import cgroup
+    from grader.engine.forkserver import zygote
     if cgroup.hierarchy() is None:
         pytest.skip("this machine offers no cgroup cpu controller to the grader (RLIMIT_CPU and the kill apply)")
     count = ("import multiprocessing as mp, time\n"
@@ -289,7 +289,7 @@ def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
         f"print('{marker} three', file=sys.__stderr__, flush=True)\n"
         "print('in the notebook')")]
     task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120, "mode": parallel.FORKED}
-    script = ("import json, sys\nfrom grader import parallel\n"
+    script = ("import json, sys\nfrom grader.engine import parallel\n"
               "print(json.dumps(parallel.execute(json.loads(sys.stdin.read()))))")
     run = subprocess.run([sys.executable, "-c", script], input=json.dumps(task), capture_output=True, text=True,
                          cwd=ROOT, timeout=300)
@@ -304,7 +304,7 @@ def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
 def test_every_output_type_is_capped_per_cell():
     """30 MB of display data, of results and of HTML in one cell each: the grading process keeps at most
     its limit of each cell, with a note, and the next cell runs as usual."""
-    from grader.nbgrader_plugin import SurviveKernelDeath
+    from grader.engine.nbgrader_plugin import SurviveKernelDeath
     limit = SurviveKernelDeath.output_limit
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(
@@ -343,7 +343,7 @@ def test_one_huge_display_is_cut_in_the_kernel_and_one_sent_around_the_cut_is_re
 @root_only
 def test_a_probe_runs_outside_the_kernels_history():
     """A later cell that prints In, _ih or Out finds no probe there (a probe's source holds its inputs)."""
-    from grader.protocol import PROBE_HEADER
+    from grader.engine.protocol import PROBE_HEADER
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x = 1"),
                 nbformat.v4.new_code_cell(PROBE_HEADER + "secret_inputs = 'PROBE-' + 'INPUTS'"),
@@ -370,7 +370,7 @@ def one_assignment(tmp_path_factory):
 def test_students_with_hostile_ids_each_score_under_their_own_safe_id(tmp_path):
     """Folders named as glob patterns, formulas, SQL, full-width and combining letters, each holding the answer
     key: each scores full under its safe id, and the student whose real id one of them imitates is untouched."""
-    from grader.intake import safe_id
+    from grader.engine.intake import safe_id
     from tests.sample_class import submission
     key = nbformat.writes(submission(STUDENTS["correct", ASSIGNMENT]))
     untouched = nbformat.writes(submission(STUDENTS["untouched", ASSIGNMENT]))
@@ -515,7 +515,7 @@ def _outcome(function, nb):
 
 def test_the_quick_metadata_check_says_what_nbgraders_says():
     from nbgrader.nbgraderformat import MetadataValidator
-    from grader.nbgrader_plugin import _QuickMetadataValidator
+    from grader.engine.nbgrader_plugin import _QuickMetadataValidator
     release = nbformat.read(ROOT / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     outcomes = {}
     for name, nb in _tampered(release).items():
@@ -531,7 +531,7 @@ def test_the_quick_metadata_check_says_what_nbgraders_says():
 
 def test_the_plan_overwrites_cells_as_nbgrader_does(tmp_path):
     from nbgrader.preprocessors import OverwriteCells
-    from grader.grade import AssignmentCells, OverwriteCellsOnce, ensure_released, prepare
+    from grader.engine.grade import AssignmentCells, OverwriteCellsOnce, ensure_released, prepare
     course = tmp_path / "course"
     prepare(course)
     ensure_released(course, ASSIGNMENT)

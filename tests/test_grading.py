@@ -10,10 +10,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE, probe_rng, submitted_code
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE, probe_rng, submitted_code
 from grader.assignments import PROBES
-from grader.protocol import MIME
+from grader.engine.protocol import MIME
 from tests.sample_class import MANUAL, STUDENTS, write_class
 
 SEED = 20261122
@@ -62,7 +62,7 @@ def test_mistakes_are_named_in_the_verdict(graded, student, assignment):
 def test_an_untouched_part_is_not_attempted_and_no_mistake_is_named(graded):
     """A part whose answer cells are as handed out gets "not attempted", in the verdict (so the feedback),
     the report's rows and CSV, never a named mistake; a part that was filled in never does."""
-    from grader.protocol import NOT_ATTEMPTED
+    from grader.engine.protocol import NOT_ATTEMPTED
     course, rows = graded
     auto = [r for r in rows if r["part"].startswith("test_") and not r["needs_manual_grade"]]
     untouched = [r for r in auto if STUDENTS[r["student_id"], r["assignment"]].untouched]
@@ -71,7 +71,7 @@ def test_an_untouched_part_is_not_attempted_and_no_mistake_is_named(graded):
         assert (r["finding"], r["mistake"], r["part_score"]) == (NOT_ATTEMPTED, "", 0), r
         assert NOT_ATTEMPTED in _verdicts(course, r["student_id"], r["assignment"])[r["part"]]
     assert not [r for r in auto if r not in untouched and r["finding"] == NOT_ATTEMPTED]
-    from grader.report import write_report
+    from grader.engine.report import write_report
     write_report(course, course / "report")
     with open(course / "report" / "grades.csv") as f:
         table = list(csv.DictReader(f))
@@ -138,9 +138,9 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
 
 
 def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
-    import grader.sandbox
-    from grader.grade import check_sandbox
-    monkeypatch.setattr(grader.sandbox, "sandbox_available", lambda: (False, "bubblewrap is not installed"))
+    import grader.engine.sandbox
+    from grader.engine.grade import check_sandbox
+    monkeypatch.setattr(grader.engine.sandbox, "sandbox_available", lambda: (False, "bubblewrap is not installed"))
     with pytest.raises(SystemExit, match=r"(?s)bubblewrap is not installed.*--unsandboxed"):
         check_sandbox()
     assert "unsandboxed" in check_sandbox(unsandboxed=True)
@@ -167,7 +167,7 @@ def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
     """Over the sample class (untouched notebooks aside: nothing there to diagnose), at least three parts in
     four that lose marks get a named mistake, a structural finding or a helper's mistake; every verdict
     that lost marks says something beyond the score."""
-    from grader.report import DIAGNOSED, diagnosis_coverage
+    from grader.engine.report import DIAGNOSED, diagnosis_coverage
     _, rows = graded
     attempted = [r for r in rows if not STUDENTS[r["student_id"], r["assignment"]].untouched]
     counts = diagnosis_coverage(attempted)
@@ -178,7 +178,7 @@ def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
 
 @pytest.mark.parametrize("form", ["csv", "canvas"])
 def test_the_lms_export_holds_every_students_score_as_the_gradebook_does(graded, tmp_path, form):
-    from grader.export import CANVAS_COLUMNS, CSV_COLUMNS, main
+    from grader.engine.export import CANVAS_COLUMNS, CSV_COLUMNS, main
     course, rows = graded
     out = tmp_path / f"{form}.csv"
     assert main(course, form, out) == 0

@@ -1,4 +1,4 @@
-"""Intake (grader/intake.py): a folder or an LMS zip into course/submitted, every file it cannot place named."""
+"""Intake (grader/engine/intake.py): a folder or an LMS zip into course/submitted, every file it cannot place named."""
 import json
 import os
 import re
@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.build import assignments
-from grader.intake import IntakeError, safe_id, take_in
+from grader.engine.build import assignments
+from grader.engine.intake import IntakeError, safe_id, take_in
 
 A1, A2 = "01_self_attention", "02_scaled_attention"
 NB1, NB2 = f"{A1}.ipynb", f"{A2}.ipynb"
@@ -360,7 +360,7 @@ def test_every_assignment_of_the_course_is_known(tmp_path, course):
 
 
 def test_what_intake_says_about_a_submission_is_kept_for_the_report(tmp_path):
-    from grader.intake import notes
+    from grader.engine.intake import notes
     src = write(tmp_path / "subs", {f"bob/{A2}/my_attention.ipynb": notebook("bob")})
     course = tmp_path / "course"
     run(src, course)
@@ -371,7 +371,7 @@ def test_what_intake_says_about_a_submission_is_kept_for_the_report(tmp_path):
 def test_a_zip_bomb_is_refused_unread_and_named(tmp_path, course):
     """An entry that unpacks to more than a submitted file may hold (here 60 MiB of zeros in a 60 KiB zip)
     is named and refused without being decompressed; the rest of the class is taken in."""
-    from grader import intake
+    from grader.engine import intake
     path = tmp_path / "lms.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(f"bomb/{A1}/{NB1}", b"\0" * (60 * 2**20))
@@ -386,7 +386,7 @@ def test_a_zip_bomb_is_refused_unread_and_named(tmp_path, course):
 
 
 def test_past_the_limit_in_all_the_rest_is_refused_unread(tmp_path, course, monkeypatch):
-    from grader import intake
+    from grader.engine import intake
     one = notebook("first")
     monkeypatch.setattr(intake, "MAX_TOTAL_BYTES", len(one) + 10)
     source = write(tmp_path / "class", {f"ada/{A1}/{NB1}": one, f"bob/{A1}/{NB1}": notebook("second")})

@@ -7,7 +7,7 @@ sandbox).
 import ast
 from pathlib import Path
 
-from grader.build import ROOT
+from grader.engine.build import ROOT
 
 PACKAGE = ROOT / "grader"
 
@@ -61,7 +61,7 @@ def _cycle(graph):
 
 def test_no_import_loop_in_the_grader():
     graph = _graph()
-    assert "grader.sandbox" in graph and "grader.forkserver" in graph["grader.sandbox_check"]
+    assert "grader.engine.sandbox" in graph and "grader.engine.forkserver" in graph["grader.engine.sandbox_check"]
     loop = _cycle(graph)
     assert loop is None, "import loop: " + " -> ".join(loop)
 
@@ -69,3 +69,18 @@ def test_no_import_loop_in_the_grader():
 def test_the_loop_finder_finds_a_loop():
     assert _cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
     assert _cycle({"a": ["b"], "b": [], "c": ["a", "b"]}) is None
+
+
+def test_the_engine_imports_nothing_of_the_course():
+    """grader/engine/ grades any notebook course; it reaches this one only through courseware.course()."""
+    graph = _graph()
+    engine = [m for m in graph if m.startswith("grader.engine")]
+    assert "grader.engine.sandbox" in engine and "grader.engine.protocol" in engine
+    outside = {m: [i for i in graph[m] if not i.startswith("grader.engine")] for m in engine}
+    assert not any(outside.values()), {m: i for m, i in outside.items() if i}
+
+
+def test_the_course_module_gives_the_engine_all_it_reads():
+    from grader.engine.courseware import course
+    c = course()
+    assert c.PROBES and callable(c.render) and c.same(1.0, 1.0 + c.RTOL / 2) and not c.same(1.0, 2.0)

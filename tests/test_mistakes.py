@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from grader.assignments import PROBES
-from grader import protocol
-from grader.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
+from grader.engine import protocol
+from grader.engine.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
 from tests.sample_class import STUDENTS
 
 PARTS = [(notebook, grade_id) for notebook, probes in PROBES.items() for grade_id, probe in probes.items()

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from nbgrader.utils import determine_grade
 
-from grader import protocol
+from grader.engine import protocol
 from grader.assignments import PROBES
-from grader.protocol import Case, Probe, verdict
+from grader.engine.protocol import Case, Probe, verdict
 
 SELF_ATTENTION = PROBES["01_self_attention"]["test_self_attention"]
 QKV = PROBES["01_self_attention"]["test_qkv_loop"]
@@ -325,14 +325,15 @@ def test_a_mistake_is_named_only_when_it_explains_every_case():
     (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
 ])
 def test_structural_findings_say_what_is_wrong(make, words):
-    from grader import diagnose
+    from grader.engine import diagnose
     w = np.random.default_rng(3).normal(size=(4, 4))
     text = diagnose.same_shape(make(w), w, {"X": np.zeros((4, 4))})
     assert text and words in text, text
 
 
 def test_weights_normalised_along_the_wrong_axis_are_found():
-    from grader import diagnose, reference
+    from grader import reference
+    from grader.engine import diagnose
     scores = np.random.default_rng(4).normal(size=(3, 5))
     text = diagnose.same_shape(reference.softmax_cols(scores.T).T, reference.softmax_cols(scores), {},
                                ("keys", "queries"))
@@ -340,7 +341,7 @@ def test_weights_normalised_along_the_wrong_axis_are_found():
 
 
 def test_a_missing_batch_axis_is_found_when_shapes_are_exact():
-    from grader import diagnose
+    from grader.engine import diagnose
     w = np.ones((1, 3, 2)) * np.arange(2.0)
     assert "batch axis" in diagnose.other_shape(w[0], w)
     assert "transpose" in diagnose.other_shape(np.arange(6.0).reshape(3, 2).T, np.arange(6.0).reshape(3, 2))

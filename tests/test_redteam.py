@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE
-from grader.report import write_report
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
+from grader.engine.report import write_report
 from tests.redteam import (A01, CANARY, CONTROLS, LEAKED, MANUAL, RELEASE, WROTE, Context, key_payload,
                            write_controls, write_corpus)
 from tests.redteam.corpus import (CANARY_STUDENT, ENTRIES, WRITTEN_PAYLOAD, active_marker, daemon_mark,

@@ -3,8 +3,8 @@ import csv
 
 import nbformat
 
-from grader import report
-from grader.nbgrader_plugin import InjectProbes
+from grader.engine import report
+from grader.engine.nbgrader_plugin import InjectProbes
 
 
 def _cell(kind, grade_id, grade, solution, course=None):
@@ -91,7 +91,7 @@ def test_an_empty_course_gives_a_report_not_a_traceback(tmp_path):
 
 def test_the_grade_table_shows_written_answers_pending_and_totals_them_apart():
     import io
-    from grader.grade import print_table
+    from grader.engine.grade import print_table
     out = io.StringIO()
     print_table([r for r in _rows(assignments=("01_a",))], out=out)
     lines = out.getvalue().splitlines()

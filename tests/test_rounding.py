@@ -15,8 +15,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader import build, notebook_values, rounding
-from grader.build import RELEASE, ROOT, SOLUTIONS, SOURCE, assignments
+from grader import notebook_values, rounding
+from grader.engine import build
+from grader.engine.build import RELEASE, ROOT, SOLUTIONS, SOURCE, assignments
 
 COMMITTED = sorted([p for folder in (SOURCE, RELEASE, SOLUTIONS) for a in assignments() for p in (folder / a).glob("*.ipynb")]
                    + list((ROOT / "notebooks").glob("*.ipynb")))

@@ -1,4 +1,4 @@
-"""The sandboxed kernel (grader/sandbox.py): student code sees nothing of the course,
+"""The sandboxed kernel (grader/engine/sandbox.py): student code sees nothing of the course,
 has no network, and cannot take the machine down.
 
 Nothing here is skipped: if the sandbox is unavailable, every test fails with the
@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 
 import grader
-from grader.sandbox import SandboxedExecute, SandboxedKernelManager, run_in_sandbox, sandbox_available
+from grader.engine.sandbox import SandboxedExecute, SandboxedKernelManager, run_in_sandbox, sandbox_available
 
 REPO = Path(grader.__file__).resolve().parents[1]
 

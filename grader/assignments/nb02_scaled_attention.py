@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import cases, mistakes, reference as ref, views
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 PARAMS = cases.PARAMETERS
 N_FRESH = 3

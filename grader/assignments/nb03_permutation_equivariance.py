@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe
+from ..engine.protocol import Case, Probe
 
 N_FRESH_SIZES = 3
 BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import cases, mistakes, reference as ref, views
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 NAMES = cases.PARAMETERS  # omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
 N_FRESH = 3

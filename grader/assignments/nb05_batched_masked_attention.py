@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import cases, mistakes, reference as ref, views
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 SHOWN = 8  # the visible checks compare the first 8 features of the (B, T, 100) outputs

@@ -16,7 +16,7 @@ heads and two sequences (so that 1/sqrt(D) for 1/sqrt(d), or gradients not summe
 import numpy as np
 
 from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 PARAMS = cases.PARAMETERS
 GRADIENTS = ref.ATTENTION_GRADIENTS

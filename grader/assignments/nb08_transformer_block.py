@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import cases, mistakes, reference as ref
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import cases, mistakes, reference as ref, tiny_transformer as tiny
 from ..rounding import rounded
-from ..protocol import Case, Probe, kernel_source
+from ..engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 

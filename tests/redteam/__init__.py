@@ -20,7 +20,7 @@ from typing import Callable
 import nbformat
 from nbgrader import utils
 
-from grader.build import RELEASE, ROOT, SOLUTIONS, SOURCE
+from grader.engine.build import RELEASE, ROOT, SOLUTIONS, SOURCE
 from tests.sample_class import submission
 from tests.students import MANUAL, Student
 from tests.students.nb01 import A01, FULL_01

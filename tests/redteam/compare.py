@@ -11,7 +11,7 @@ and file size (setpriv + prlimit). The interpreter lives under /root (0700), so 
 keeps CAP_DAC_READ_SEARCH: it reads what the grading user could read, as plain nbgrader's
 kernels do, and writes only where nobody may. Attacks only create canary files and read.
 
-This side: grader.grade.grade_class, sandboxed, on the same corpus aimed at its own course.
+This side: grader.engine.grade.grade_class, sandboxed, on the same corpus aimed at its own course.
 
 Not run in CI (it takes minutes and needs root); see tests/test_redteam.py for the checks.
 """
@@ -34,11 +34,11 @@ import numpy as np
 from nbgrader.api import Gradebook, MissingEntry
 
 from grader import reference as ref
-from grader.build import SOURCE
-from grader.grade import grade_class
-from grader.nbgrader_plugin import SEED_VARIABLE
-from grader.report import write_report
-from grader.sandbox import _children
+from grader.engine.build import SOURCE
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
+from grader.engine.report import write_report
+from grader.engine.sandbox import _children
 from tests.redteam import A01, CANARY, CONTROLS, LEAKED, MANUAL, WROTE, Context, write_controls, write_corpus
 from tests.redteam.corpus import CANARY_STUDENT, ENTRIES, daemon_mark
 from tests.test_redteam import AnswerServer, processes_with, redirected_fds
@@ -204,7 +204,7 @@ def this_grader(root, server_port):
 
 def zip_bomb(root):
     """An LMS zip of a few MB holding a 2 GiB notebook, taken in: (zip size, what intake said about it)."""
-    from grader.intake import take_in
+    from grader.engine.intake import take_in
     bomb = root / "bomb.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
         with z.open(f"bomb/{A01}/{A01}.ipynb", "w", force_zip64=True) as f:

@@ -635,7 +635,7 @@ def first_hand_in(ctx):
 def leaked_cases(ctx, nb, student="rt_lookup_table"):
     """Every input self_attention's probe draws for notebook nb: what a leak could have shown at best."""
     from grader.assignments import PROBES
-    from grader.nbgrader_plugin import probe_rng, submitted_code
+    from grader.engine.nbgrader_plugin import probe_rng, submitted_code
     probe = PROBES[A01]["test_self_attention"]
     return probe, probe.cases(probe_rng(ctx.seed, student, A01, A01, "test_self_attention", submitted_code(nb)))
 

@@ -25,10 +25,10 @@ from nbclient import NotebookClient
 from traitlets.config import Config
 from nbgrader import utils
 
-from . import notebook_values
+from .courseware import course
 from .nbgrader_plugin import visible_source
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: grader/engine/build.py
 SOURCE, RELEASE, SOLUTIONS = ROOT / "source", ROOT / "release", ROOT / "solutions"
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 # What editors and Python leave beside notebooks (JupyterLab's checkpoints, macOS's folder files): never
@@ -81,7 +81,7 @@ def refresh_generated_cells(nb):
         cell = nb.cells[i]
         key = cell.metadata.get("course", {}).get("generated")
         if key:
-            new = notebook_values.render(key).rstrip("\n")
+            new = course().render(key).rstrip("\n")
             if _holds_values(cell) and same_text(cell.source, new):
                 new = cell.source  # the same values, up to the last digits this machine's BLAS gave
             hidden = not key.startswith("module:")
@@ -169,7 +169,7 @@ def execute(nb, cwd):
 PIXEL_NOISE = 2  # out of 255: a figure's pixels may differ this much from machine to machine and be the same figure
 # A number in a generated value or an output may differ this much from machine to machine and be the same
 # number: relative to itself (a last digit printed), or to the largest number of its statement or output
-# (an entry near zero, which notebook_values.rounded puts on the grid of its array's largest entry).
+# (an entry near zero, which the course writes on the grid of its array's largest entry: grader/rounding.py).
 NUMBER_TOLERANCE = 1e-8
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 

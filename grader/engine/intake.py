@@ -10,7 +10,7 @@
     (doejane_12345_67890_01_self_attention.ipynb; a resubmission gets -1, -2 before .ipynb).
     The notebook's name decides the assignment. A folder may hold such flat files too.
 
-The assignments are grader.build.assignments(); an assignment's notebooks are the
+The assignments are grader.engine.build.assignments(); an assignment's notebooks are the
 names of source/<assignment>/*.ipynb. Every file that is not placed is named, once,
 with the reason (said as "skipped: <path>: <reason>"). A notebook that nbgrader will
 not be able to read (empty, not UTF-8, not JSON, nbformat 3, not valid nbformat 4) is

@@ -5,15 +5,15 @@ run top to bottom in a sandboxed kernel with nbgrader's Execute semantics; it
 returns the executed notebook. It needs nothing of the course (no gradebook, no
 files), so it runs the same in a local worker process or on a Dask worker on
 another machine. Grading decisions (probes in, verdicts out, scores into the
-gradebook) stay in the grading process: see grader/grade.py.
+gradebook) stay in the grading process: see grader/engine/grade.py.
 
     local (default)   concurrent.futures.ProcessPoolExecutor, `workers` processes
     Dask              a distributed.Client's executor: "local" starts a LocalCluster on
                       this machine, any other string is a scheduler address (tcp://host:8786)
 
-Each worker process keeps one zygote (grader/forkserver.py), so a kernel costs a
+Each worker process keeps one zygote (grader/engine/forkserver.py), so a kernel costs a
 fork, not an interpreter start. Where the grader does not run as root, each
-kernel gets its own bubblewrap instead (grader/sandbox.py); --unsandboxed runs
+kernel gets its own bubblewrap instead (grader/engine/sandbox.py); --unsandboxed runs
 plain kernels.
 """
 import concurrent.futures

@@ -38,7 +38,7 @@ from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOu
                                     NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec)
 
 from . import protocol
-from .assignments import PROBES
+from .courseware import course
 
 SEED_VARIABLE = "COURSE_GRADING_SEED"  # the secret, given outright (tests; reproducing a run elsewhere)
 RUN_VARIABLE = "COURSE_GRADING_RUN"     # errors cached by a parallel run count for that run only
@@ -134,7 +134,7 @@ class InjectProbes(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         notebook = info["notebook"]
-        probes = PROBES.get(notebook, {})
+        probes = course().PROBES.get(notebook, {})
         secret = grading_secret(course_root(resources))
         code = submitted_code(nb)
         solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}

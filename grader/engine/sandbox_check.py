@@ -1,8 +1,8 @@
-"""python -m grader.sandbox_check: can kernels be sandboxed on this machine, and what does it cost?
+"""python -m grader.engine.sandbox_check: can kernels be sandboxed on this machine, and what does it cost?
 
-Prints whether the sandbox works here (grader/sandbox.py) and the kernel start-up time, median of
+Prints whether the sandbox works here (grader/engine/sandbox.py) and the kernel start-up time, median of
 five, for a plain kernel, a sandboxed one and, as root, one forked from the warm zygote
-(grader/forkserver.py). It imports both, which is why it is a module of its own.
+(grader/engine/forkserver.py). It imports both, which is why it is a module of its own.
 """
 import asyncio
 import os
@@ -50,7 +50,7 @@ def main():
           f"plain {plain:.2f} s, sandboxed {boxed:.2f} s (overhead {boxed - plain:+.2f} s)")
     if SandboxedKernelManager().privileged:
         forked = asyncio.run(_time_start(ForkedKernelManager, rounds + 1))[1:]  # the first starts the zygote
-        print(f"forked from the warm zygote (grader/forkserver.py): {med(forked):.2f} s")
+        print(f"forked from the warm zygote (grader/engine/forkserver.py): {med(forked):.2f} s")
     return 0
 
 

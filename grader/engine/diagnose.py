@@ -11,14 +11,14 @@ import math
 
 import numpy as np
 
-from .notebook_checks import RTOL, ATOL
+from .courseware import course
 
 POSITIONAL = ("tokens", "positions", "queries", "keys", "words", "columns", "entries")
 GENERIC_AXES = {1: ("entries",), 2: ("rows", "columns"), 3: ("items along axis 0", "rows", "columns")}
 
 
 def _close(a, b):
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=RTOL, atol=ATOL))
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=course().RTOL, atol=course().ATOL))
 
 
 def axis_names(ndim, names=()):
@@ -103,7 +103,7 @@ def _describe_order(order, axis_name):
 
 
 def _sums_to_one(a, axis):
-    return a.shape[axis] > 1 and bool(np.allclose(a.sum(axis=axis), 1.0, rtol=RTOL, atol=1e-6))
+    return a.shape[axis] > 1 and bool(np.allclose(a.sum(axis=axis), 1.0, rtol=course().RTOL, atol=1e-6))
 
 
 def _weights(g, w, axes, axis):
@@ -211,7 +211,7 @@ def same_shape(got, want, inputs=None, names=()):
                 return (f"its weights do not sum to one along the {axes[axis]} (sums from {sums.min():.3g} to "
                         f"{sums.max():.3g}): a normalisation missing, or over the wrong entries?")
     for axis in range(g.ndim):
-        if _sums_to_one(w, axis) and _sums_to_one(g, axis) and np.all(g >= -ATOL):
+        if _sums_to_one(w, axis) and _sums_to_one(g, axis) and np.all(g >= -course().ATOL):
             text = _weights(g, w, axes, axis)
             if text:
                 return text
@@ -235,10 +235,10 @@ def same_shape(got, want, inputs=None, names=()):
                     f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
     offset = g - w
     for axis in range(g.ndim):
-        if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=ATOL):
+        if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=course().ATOL):
             return (f"every one of its {axes[axis]} is off by the same amount (a constant added or missing): "
                     "a bias left out, or added twice?")
-    scale = np.max(np.abs(w)) + ATOL
+    scale = np.max(np.abs(w)) + course().ATOL
     if np.max(np.abs(g - w)) / scale < 1e-2:
         return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}): "
                 "computed in low precision (float16), or rounded?")

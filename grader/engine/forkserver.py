@@ -8,7 +8,7 @@ once per notebook. Here one *zygote* per grading worker pays it once:
                         └─ fork ─▶ kernel of student A (uid 2000012345, own /tmp, rlimits, cgroup)
                         └─ fork ─▶ kernel of student B (another fresh uid) ...
 
-The zygote lives in the same sandbox as grader/sandbox.py builds for a single
+The zygote lives in the same sandbox as grader/engine/sandbox.py builds for a single
 kernel (no network, nothing of the course, read-only system), started as root
 with only CAP_SETUID/SETGID/SETPCAP/CHOWN/SYS_ADMIN. It runs no student code.
 Each forked kernel, before it runs anything:
@@ -23,7 +23,7 @@ Each forked kernel, before it runs anything:
   RLIMIT_NPROC is per kernel, and kernels cannot signal, ptrace or read each
   other), sets no_new_privs and its rlimits;
 * is put by the grader in a cgroup of its own, limited to `cpu_limit` cores
-  (grader/cgroup.py), where the machine offers one.
+  (grader/engine/cgroup.py), where the machine offers one.
 
 When the kernel is done, a process running as that uid kills every process of
 the uid (setsid'd and double-forked ones too: nothing the student started
@@ -37,7 +37,7 @@ files of the sandbox. Needs the grader to run as root; otherwise use
 SandboxedKernelManager (one bubblewrap per kernel).
 
 Use: ``ForkedExecute`` (nbgrader's Execute); each process gets its own zygote on
-first use. ``python -m grader.sandbox_check`` times a forked kernel's start-up too.
+first use. ``python -m grader.engine.sandbox_check`` times a forked kernel's start-up too.
 """
 import json
 import os

@@ -1,10 +1,10 @@
 """The sandbox policy: what a student's kernel may see and do, as bubblewrap arguments, files and limits.
 
-grader/sandbox.py's kernel manager applies it (makes the kernel's directory, picks its uid, launches,
-cleans up); grader/forkserver.py's zygote gets the same sandbox from it. Everything here is a fact
+grader/engine/sandbox.py's kernel manager applies it (makes the kernel's directory, picks its uid, launches,
+cleans up); grader/engine/forkserver.py's zygote gets the same sandbox from it. Everything here is a fact
 about the sandbox, not about a kernel's lifetime: given the kernel's directory, connection file and
 uid, `SandboxPolicy.sandbox_command_for` is the whole command line. What the policy defends against,
-and what it does not, is said at the top of grader/sandbox.py.
+and what it does not, is said at the top of grader/engine/sandbox.py.
 """
 import os
 import shutil
@@ -97,7 +97,7 @@ class SandboxPolicy(Configurable):
     cpu_limit = Float(
         1.0,
         help="Cores a kernel may use at once, everything it starts included (a cgroup per kernel, "
-             "where the machine offers one: grader/cgroup.py); 0: no limit. One core is what a "
+             "where the machine offers one: grader/engine/cgroup.py); 0: no limit. One core is what a "
              "notebook of the course uses; a submission that starts many busy processes then "
              "slows only itself, never its neighbours.",
     ).tag(config=True)
@@ -148,7 +148,7 @@ class SandboxPolicy(Configurable):
 
     @default("hidden_paths")
     def _default_hidden_paths(self):
-        return [os.path.dirname(os.path.abspath(__file__))]  # the grader package
+        return [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]  # the grader package, course and all
 
     extra_ro_binds = List(
         Unicode(),
@@ -236,7 +236,7 @@ class SandboxPolicy(Configurable):
         sandbox_dir holds the generated etc/ files (etc_files); connection_file is bound read-only as the
         kernel's; uid is the one the kernel runs as when privileged (the grader runs as root).
 
-        zygote=True (root only): the same sandbox for grader/forkserver.py's zygote, which
+        zygote=True (root only): the same sandbox for grader/engine/forkserver.py's zygote, which
         forks many kernels and gives each its own uid, limits, /tmp, /dev/shm and socket
         directory itself. It keeps CAP_CHOWN (to hand the socket directory over) and
         CAP_SYS_ADMIN (to mount each kernel's own tmpfs's, in a mount namespace of the

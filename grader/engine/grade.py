@@ -4,7 +4,7 @@
                                        [--workers N] [--scheduler ADDRESS|local] [--serial]
 
 SUBMISSIONS holds <student>/<assignment>/<notebook>.ipynb, the layout of
-nbgrader's submitted/ folder, or is the zip an LMS gives (grader/intake.py names
+nbgrader's submitted/ folder, or is the zip an LMS gives (grader/engine/intake.py names
 every file it cannot place). Grading happens in a course directory (default
 .course/) whose nbgrader_config.py loads this repository's, so the gradebook,
 `nbgrader export`, formgrader and `nbgrader generate_feedback` all work there.
@@ -12,8 +12,8 @@ every file it cannot place). Grading happens in a course directory (default
 How a class is graded (nbgrader's autograde runs notebooks one after another):
 
 1. plan     for every submitted notebook, what autograde will run: nbgrader's own
-            sanitizing preprocessors, then the sealed probes (grader/nbgrader_plugin.py);
-2. execute  those notebooks side by side in sandboxed kernels (grader/parallel.py:
+            sanitizing preprocessors, then the sealed probes (grader/engine/nbgrader_plugin.py);
+2. execute  those notebooks side by side in sandboxed kernels (grader/engine/parallel.py:
             local worker processes, or a Dask cluster); each result is kept in
             <course>/executed/ as soon as it is done;
 3. record   `nbgrader autograde` per assignment, as soon as its notebooks are done. Its
@@ -59,7 +59,7 @@ c = get_config()  # noqa: F821
 load_subconfig({config!r})  # noqa: F821
 c.CourseDirectory.root = {root!r}
 c.CourseDirectory.source_directory = {source!r}
-# From deadlines.toml (grader/deadlines.py): what a late submission loses
+# From deadlines.toml (grader/engine/deadlines.py): what a late submission loses
 c.LateSubmissionPlugin.penalty_method = {penalty!r}
 '''
 
@@ -273,11 +273,11 @@ def dry_run(submissions, only=None, students=None, say=print):
             intake = _taken_in(submissions, Path(tmp) / "course", only, say, students)
         except IntakeError as e:
             fail(str(e), NOTHING_TO_GRADE)
-        from .assignments import PROBES
+        from .courseware import course
         planned = []
         for student, assignment, path in sorted(intake.placed):
             if path.suffix == ".ipynb":
-                parts = len(PROBES.get(path.stem, {}))
+                parts = len(course().PROBES.get(path.stem, {}))
                 say(f"would grade: {student} / {assignment} / {path.name}: {parts} autograded parts, run in a "
                     "sandboxed kernel")
                 planned.append((student, assignment, path.name))

@@ -38,8 +38,8 @@ kernel is started inside bubblewrap (``bwrap``) instead:
 
 Use it from nbgrader with ``SandboxedExecute`` (see the module's end), or with
 nbclient: ``NotebookClient(nb, kernel_manager_class=SandboxedKernelManager)``.
-What the sandbox is (paths, limits, the bubblewrap command) is grader/sandbox_policy.py; this module
-applies it to a kernel. ``python -m grader.sandbox_check`` checks the sandbox on this machine and
+What the sandbox is (paths, limits, the bubblewrap command) is grader/engine/sandbox_policy.py; this module
+applies it to a kernel. ``python -m grader.engine.sandbox_check`` checks the sandbox on this machine and
 measures the kernel start-up time with and without it.
 
 Linux only; needs bubblewrap (apt-get install bubblewrap) and util-linux
