@@ -429,3 +429,21 @@ def test_an_error_that_quotes_its_inputs_is_cut_to_its_type(monkeypatch):
     assert v.score == 0 and "ValueError (its message is not shown" in v.message
     fresh_x = next(c.inputs["X"] for c in cases if c.label == "fresh")
     assert f"{fresh_x.ravel()[0]:.4f}"[:6] not in v.message
+
+
+def test_a_kernel_whose_numpy_says_everything_is_equal_cannot_hide_a_changed_argument(monkeypatch):
+    """Whether an argument changed is decided on the grading side, from its bytes after the call: the
+    kernel's np.array_equal, np.allclose, np.isclose and np.copy, patched by the student, are not asked."""
+    probe = Probe(what="double", call="double(x)", reference=lambda i: 2 * i["x"], cases=lambda rng: [
+        Case("book", {"x": np.arange(3.0)}), Case("fresh", {"x": rng.normal(size=4)})])
+    kernel = {"np": np}
+    exec("def double(x):\n  x *= 2\n  return x\n", kernel)
+    honest = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+    with monkeypatch.context() as lying:
+        for name in ("array_equal", "array_equiv", "allclose"):
+            lying.setattr(np, name, lambda *a, **k: True)
+        lying.setattr(np, "isclose", lambda a, b, *r, **k: np.ones(np.broadcast(a, b).shape, dtype=bool))
+        lying.setattr(np, "copy", lambda a, *r, **k: a)
+        cases, outputs = run_probe(probe, kernel, monkeypatch=lying)
+    patched = verdict(probe, cases, outputs, 3)
+    assert patched.score == honest.score == 2 and protocol.CHANGED in patched.message

@@ -16,6 +16,7 @@ import nbformat
 
 from tests.sample_class import submission
 from tests.students import Student
+from tests.students.nb02 import A02, STUDENTS as STUDENTS_02
 from tests.students.nb09 import A09, FULL_09
 
 from . import (A01, CANARY, FULL_01, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
@@ -813,6 +814,12 @@ ENTRIES = [
        "model_forward by one that copies the answer from the input (its own accuracy check says 100%)",
        _key_09_with(HARD_CODED_MODEL, "test_train_step"), dict(FULL_09, test_trained_model=0), assignment=A09,
        reason_has="token accuracy", plain="compare.py sets up notebook 01 only"),
+    # notebook 02: whether an argument changed in place is decided on the grading side, from its bytes
+    _e("rt_in_place_hidden", "notebook 02: softmax_cols subtracts the maximum from the caller's scores in place, "
+       "and the next cell makes np.array_equal, np.allclose, np.isclose and np.testing always pass",
+       writes(lambda ctx: insert_after(submission(STUDENTS_02["softmax_cols_in_place"]), "softmax_cols_def",
+                                       PATCH_NUMPY), A02),
+       STUDENTS_02["softmax_cols_in_place"].expected, assignment=A02, plain="compare.py sets up notebook 01 only"),
     _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
        _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,
        plain="compare.py sets up notebook 01 only"),
