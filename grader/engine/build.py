@@ -354,7 +354,18 @@ def _shown(path):
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+def blas_in_use():
+    """numpy's BLAS as it runs now, e.g. "openblas Haswell, 1 thread": what a build's last bits depend on."""
+    import numpy  # noqa: F401 (threadpoolctl finds the libraries numpy has loaded)
+    from threadpoolctl import threadpool_info
+    found = [f"{i['internal_api']} {i.get('architecture') or ''}".strip() + f", {i['num_threads']} thread(s)"
+             for i in threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(found) or "no BLAS library found"
+
+
 def main(check=False, only=None, force=False):
+    if check:  # a stale file on another machine is easier to explain knowing the kernel that computed it
+        print(f"build check: numpy's BLAS is {blas_in_use()}", flush=True)
     stale = build(check=check, only=only, force=force)
     rel = [_shown(p) for p in stale if check or p.exists()]  # a removed file was named when it went
     if check:
