@@ -1,9 +1,9 @@
 """The course's grader, in two parts.
 
 engine/  how any notebook course is built and graded safely and fast; it imports nothing of the course.
-the rest the course: reference implementations, cases, named mistakes, probes, the notebooks' checks and
-         values; it may import the engine's interfaces (protocol.Case, Probe, Mistake). course.py is all
-         the engine reads of it.
+course/  this course: one folder per notebook (reference implementations, cases, named mistakes, probes)
+         and shared/ for what several use; it may import the engine's interfaces (protocol.Case, Probe,
+         Mistake). grader/course/__init__.py is all the engine reads of it.
 """
 import os
 import sys

@@ -69,11 +69,11 @@ def test_release_runs_before_it_is_filled_in(assignment, name, tmp_path):
 
 @pytest.mark.parametrize("assignment, name", NOTEBOOKS)
 def test_every_graded_cell_is_probed_or_graded_by_hand(assignment, name):
-    from grader.assignments import PROBES
+    from grader.course import PROBES
     nb = nbformat.read(str(SOURCE / assignment / name), as_version=4)
     tests = {c.metadata.nbgrader["grade_id"] for c in nb.cells
              if c.cell_type == "code" and utils.is_grade(c) and not utils.is_solution(c)}
-    assert tests == set(PROBES.get(name[:-len(".ipynb")], {})), "test cells and grader/assignments disagree"
+    assert tests == set(PROBES.get(name[:-len(".ipynb")], {})), "test cells and the notebook folder's PROBES (grader/course) disagree"
     solutions = {c.metadata.nbgrader["grade_id"] for c in nb.cells if utils.is_solution(c)}
     for probe in PROBES.get(name[:-len(".ipynb")], {}).values():
         assert not probe.cell or probe.cell in solutions, f"probe runs a cell that is not there: {probe.cell}"

@@ -83,7 +83,7 @@ def checks_failed(student, shown=None):
 
 
 def disagreements(key):
-    from grader.assignments import PROBES
+    from grader.course import PROBES
     student = STUDENTS[key]
     probes = PROBES[key[1]]
     points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])

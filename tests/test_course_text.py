@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import book
+from grader.course.shared import book
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "source").glob("*/*.ipynb")) + sorted((ROOT / "notebooks").glob("*.ipynb"))

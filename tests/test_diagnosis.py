@@ -27,7 +27,7 @@ matplotlib.use("Agg")  # in this process only: the build's kernels, started from
 from nbgrader import utils  # noqa: E402
 
 from grader.engine import protocol  # noqa: E402
-from grader.assignments import PROBES  # noqa: E402
+from grader.course import PROBES  # noqa: E402
 from grader.engine.build import SOURCE, answer_key  # noqa: E402
 from grader.engine.report import DIAGNOSED  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE, probe_rng, submitted_code
-from grader.assignments import PROBES
+from grader.course import PROBES
 from grader.engine.protocol import MIME
 from tests.sample_class import MANUAL, STUDENTS, write_class
 

@@ -16,8 +16,9 @@ def _module(path):
     return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
 
 
-def _imports(path):
-    """The grader modules a file imports, anywhere in it."""
+def _imports(path, modules=()):
+    """The grader modules a file imports, anywhere in it. `from . import cases` imports the module `cases`,
+    not its package's __init__ (Python has that package already, as it has for any submodule's import)."""
     here = _module(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     found = set()
@@ -29,14 +30,16 @@ def _imports(path):
             stem = ".".join(base + ([node.module] if node.module else []))
             if not stem.startswith("grader"):
                 continue
-            found.add(stem)
-            found |= {f"{stem}.{a.name}" for a in node.names}  # `from . import cases` imports a module
+            submodules = {f"{stem}.{a.name}" for a in node.names} & set(modules)
+            found |= submodules
+            if len(submodules) < len(node.names):  # some names are read from the module `stem` itself
+                found.add(stem)
     return found
 
 
 def _graph():
     modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
-    return {m: sorted(i for i in _imports(p) if i in modules and i != m) for m, p in modules.items()}
+    return {m: sorted(i for i in _imports(p, modules) if i in modules and i != m) for m, p in modules.items()}
 
 
 def _cycle(graph):
@@ -84,3 +87,17 @@ def test_the_course_module_gives_the_engine_all_it_reads():
     from grader.engine.courseware import course
     c = course()
     assert c.PROBES and callable(c.render) and c.same(1.0, 1.0 + c.RTOL / 2) and not c.same(1.0, 2.0)
+
+
+def test_a_notebook_folder_imports_only_itself_shared_and_the_engine_protocol():
+    """grader/course/nbNN_*/ is one notebook's course code: what it needs of another notebook belongs in shared/."""
+    graph = _graph()
+    folders = {m.split(".")[2] for m in graph if m.startswith("grader.course.nb")}
+    assert len(folders) >= 9, folders
+    for m, imported in graph.items():
+        if not m.startswith("grader.course."):
+            continue
+        folder = m.split(".")[2]
+        allowed = ("grader.course.shared", "grader.engine.protocol") + ((f"grader.course.{folder}",) if folder != "shared" else ())
+        wrong = [i for i in imported if not i.startswith(allowed)]
+        assert not wrong, f"{m} imports {wrong}"

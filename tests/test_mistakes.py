@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from grader.assignments import PROBES
+from grader.course import PROBES
 from grader.engine import protocol
 from grader.engine.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
 from tests.sample_class import STUDENTS

@@ -8,7 +8,7 @@ import pytest
 from nbgrader.utils import determine_grade
 
 from grader.engine import protocol
-from grader.assignments import PROBES
+from grader.course import PROBES
 from grader.engine.protocol import Case, Probe, verdict
 
 SELF_ATTENTION = PROBES["01_self_attention"]["test_self_attention"]
@@ -332,10 +332,10 @@ def test_structural_findings_say_what_is_wrong(make, words):
 
 
 def test_weights_normalised_along_the_wrong_axis_are_found():
-    from grader import reference
+    from grader.course.shared import reference as shared_ref
     from grader.engine import diagnose
     scores = np.random.default_rng(4).normal(size=(3, 5))
-    text = diagnose.same_shape(reference.softmax_cols(scores.T).T, reference.softmax_cols(scores), {},
+    text = diagnose.same_shape(shared_ref.softmax_cols(scores.T).T, shared_ref.softmax_cols(scores), {},
                                ("keys", "queries"))
     assert "sums to one along the queries instead of along the keys" in text
 
@@ -354,16 +354,16 @@ def _report(values):
 
 def test_a_wrong_head_is_found_behind_the_output_projection():
     """Notebook 04: head 2's values doubled; every entry of X' is wrong, but undoing omega_c shows which head."""
-    from grader import mistakes, reference
+    from grader.course.nb04_multihead_attention import mistakes as mistakes04, reference as ref04
     probe = PROBES["04_multihead_attention"]["test_multihead_general"]
     cases = probe.cases(np.random.default_rng(5))
 
     def head_2_doubled(i):
-        lists = i if "omegas_v" in i else mistakes.two_heads(i)
-        heads = list(zip(*(lists[mistakes.plural(n)] for n in cases_module.PARAMETERS)))
+        lists = i if "omegas_v" in i else mistakes04.two_heads(i)
+        heads = list(zip(*(lists[mistakes04.plural(n)] for n in shared_cases.PARAMETERS)))
         heads[1] = (2 * heads[1][0],) + tuple(heads[1][1:])
-        return reference.multihead_self_attention(lists["X"], heads, lists["omega_c"])
-    from grader import cases as cases_module
+        return ref04.multihead_self_attention(lists["X"], heads, lists["omega_c"])
+    from grader.course.shared import cases as shared_cases
     v = verdict(probe, cases, _report([head_2_doubled(c.inputs) for c in cases]), 3)
     assert v.finding == "structural" and "undoing the output projection omega_c" in v.message, v.message
     assert "head 2 of" in v.message, v.message
@@ -371,21 +371,21 @@ def test_a_wrong_head_is_found_behind_the_output_projection():
 
 def test_weights_over_the_wrong_axis_are_found_behind_the_values():
     """Notebook 01: a softmax over rows, seen in the weights that the result implies (when D >= N)."""
-    from grader import reference
+    from grader.course.shared import reference as shared_ref
     probe = Probe(what="self_attention", call="", cases=None, axes=("features", "tokens"),
                   reference=SELF_ATTENTION.reference, views=SELF_ATTENTION.views)
     rng = np.random.default_rng(0)
     i = {"X": rng.normal(size=(5, 3)), **{n: rng.normal(size=(5, 5)) / 2 for n in ("omega_v", "omega_q", "omega_k")},
          **{n: rng.normal(size=(5, 1)) for n in ("beta_v", "beta_q", "beta_k")}}
-    V, Q, K = reference.queries_keys_values(i["X"], *(i[n] for n in cases_module_params()))
-    rows = V @ reference.softmax_cols((K.T @ Q).T).T
+    V, Q, K = shared_ref.queries_keys_values(i["X"], *(i[n] for n in cases_module_params()))
+    rows = V @ shared_ref.softmax_cols((K.T @ Q).T).T
     v = verdict(probe, [Case("fresh", i, "D=5, N=3")], _report([rows]), 3)
     assert "other attention weights" in v.message and "sums to one along the queries instead of along the keys" in v.message, v.message
 
 
 def cases_module_params():
-    from grader import cases
-    return cases.PARAMETERS
+    from grader.course.shared import cases as shared_cases
+    return shared_cases.PARAMETERS
 
 
 def test_every_helper_a_part_uses_has_a_kernel_reference_that_computes_the_reference():

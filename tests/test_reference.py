@@ -5,62 +5,68 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import cases, reference as ref
+from grader.course.nb01_self_attention import reference as ref01
+from grader.course.nb04_multihead_attention import cases as cases04, reference as ref04
+from grader.course.nb05_batched_masked_attention import reference as ref05
+from grader.course.nb07_attention_backprop import cases as cases07, reference as ref07
+from grader.course.nb08_transformer_block import reference as ref08
+from grader.course.nb09_tiny_transformer import cases as cases09, reference as ref09
+from grader.course.shared import cases as shared_cases, reference as shared_ref, tiny_transformer as tiny
 from tests import book_values as book
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 
 def _12_1():
-    i = cases.book_12_1()
-    return i, [i[n] for n in cases.PARAMETERS]
+    i = shared_cases.book_12_1()
+    return i, [i[n] for n in shared_cases.PARAMETERS]
 
 
 def test_self_attention_matches_book_12_1_to_1e_8():
     i, params = _12_1()
-    X_prime = ref.self_attention(i["X"], *params)
+    X_prime = ref01.self_attention(i["X"], *params)
     for n in range(3):
         np.testing.assert_allclose(X_prime[:, [n]].T, book.value(f"12.1 x_prime_{n}"), rtol=0, atol=1e-8)
 
 
 def test_attention_matrix_matches_book_12_1():
     i, params = _12_1()
-    np.testing.assert_allclose(ref.attention_matrix(i["X"], *params), book.value("12.1 attention"),
+    np.testing.assert_allclose(shared_ref.attention_matrix(i["X"], *params), book.value("12.1 attention"),
                                rtol=1e-8, atol=1e-8)
 
 
 def test_loop_form_equals_matrix_form():
     i, params = _12_1()
-    V, Q, K = ref.queries_keys_values(i["X"], *params)
-    loop = np.hstack(ref.attention_loop([Q[:, [n]] for n in range(3)], [K[:, [n]] for n in range(3)],
+    V, Q, K = shared_ref.queries_keys_values(i["X"], *params)
+    loop = np.hstack(ref01.attention_loop([Q[:, [n]] for n in range(3)], [K[:, [n]] for n in range(3)],
                                         [V[:, [n]] for n in range(3)]))
-    np.testing.assert_allclose(loop, ref.self_attention(i["X"], *params), rtol=1e-12)
+    np.testing.assert_allclose(loop, ref01.self_attention(i["X"], *params), rtol=1e-12)
 
 
 def test_scaled_attention_matches_book_12_1_to_1e_8():
     i, params = _12_1()
-    np.testing.assert_allclose(ref.scaled_dot_product_self_attention(i["X"], *params),
+    np.testing.assert_allclose(shared_ref.scaled_dot_product_self_attention(i["X"], *params),
                                book.value("12.1 scaled X_prime"), rtol=0, atol=1e-8)
-    np.testing.assert_allclose(ref.attention_matrix(i["X"], *params, scale=0.5),
+    np.testing.assert_allclose(shared_ref.attention_matrix(i["X"], *params, scale=0.5),
                                book.value("12.1 scaled attention"), rtol=1e-8, atol=1e-8)
 
 
 def test_multihead_matches_book_12_2():
-    i = cases.book_12_2()
-    args = [i[f"{n}{h}"] for h in (1, 2) for n in cases.PARAMETERS]
-    X_prime = ref.multihead_scaled_self_attention(i["X"], *args, i["omega_c"])
+    i = cases04.book_12_2()
+    args = [i[f"{n}{h}"] for h in (1, 2) for n in shared_cases.PARAMETERS]
+    X_prime = ref04.multihead_scaled_self_attention(i["X"], *args, i["omega_c"])
     np.testing.assert_allclose(X_prime, book.value("12.2 X_prime"), rtol=0, atol=book.tolerance("12.2 X_prime"))
 
 
 @pytest.mark.parametrize("x", [np.array([0.0, 1.0, 2.0]), np.array([[1.0], [3.0]]), [np.ones((1, 1)), np.zeros((1, 1))]])
 def test_softmax_is_a_distribution_of_the_same_shape(x):
-    y = ref.softmax(x)
+    y = shared_ref.softmax(x)
     assert y.shape == np.asarray(x).shape
     assert np.all(y > 0) and np.isclose(y.sum(), 1.0)
 
 
 def test_softmax_cols_is_stable_on_large_inputs():
-    a = ref.softmax_cols(np.array([[1000.0, -1000.0], [999.0, -999.0]]))
+    a = shared_ref.softmax_cols(np.array([[1000.0, -1000.0], [999.0, -999.0]]))
     assert np.all(np.isfinite(a))
     np.testing.assert_allclose(a.sum(axis=0), 1.0)
     np.testing.assert_allclose(a[:, 0], [1 / (1 + np.exp(-1)), np.exp(-1) / (1 + np.exp(-1))])
@@ -80,12 +86,12 @@ def test_row_convention_is_the_books_column_form_transposed():
     B, T, D, H = 2, 5, 12, 3
     X = rng.normal(size=(B, T, D))
     W_q, W_k, W_v, W_o = (rng.normal(size=(D, D)) for _ in range(4))
-    rows = ref.multi_head_attention(X, X, X, None, H, W_q, W_k, W_v, W_o)  # (B, T, D)
+    rows = shared_ref.multi_head_attention(X, X, X, None, H, W_q, W_k, W_v, W_o)  # (B, T, D)
     d, zero = D // H, np.zeros((D // H, 1))
     heads = [(W_v[:, h * d:(h + 1) * d].T, W_q[:, h * d:(h + 1) * d].T, W_k[:, h * d:(h + 1) * d].T, zero, zero, zero)
              for h in range(H)]  # the book's (D/H, D) weights of each head
     for b in range(B):
-        np.testing.assert_allclose(rows[b], ref.multihead_self_attention(X[b].T, heads, W_o.T).T, rtol=1e-12)
+        np.testing.assert_allclose(rows[b], ref04.multihead_self_attention(X[b].T, heads, W_o.T).T, rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -98,27 +104,27 @@ def test_boolean_masks_are_the_valid_lens_masks(seed):
     scores = rng.normal(scale=3.0, size=(B, Tq, Tk))  # (B, Tq, Tk)
     lens = rng.integers(0, Tk + 1, size=B)
     lens[:2] = (0, Tk)
-    padding = ref.key_padding_mask(lens, Tk)  # (B, 1, Tk)
+    padding = ref05.key_padding_mask(lens, Tk)  # (B, 1, Tk)
     assert padding.shape == (B, 1, Tk) and padding.dtype == bool
-    np.testing.assert_array_equal(np.broadcast_to(padding, (B, Tq, Tk)), ref.sequence_mask(lens, Tq, Tk))
-    np.testing.assert_array_equal(ref.masked_softmax_bool(scores, padding), ref.masked_softmax(scores, lens))
+    np.testing.assert_array_equal(np.broadcast_to(padding, (B, Tq, Tk)), shared_ref.sequence_mask(lens, Tq, Tk))
+    np.testing.assert_array_equal(ref05.masked_softmax_bool(scores, padding), shared_ref.masked_softmax(scores, lens))
 
     T = int(rng.integers(1, 7))
     square = rng.normal(scale=3.0, size=(B, T, T))  # (B, T, T): self-attention
-    causal = ref.causal_mask(T, T)  # (T, T)
-    np.testing.assert_array_equal(causal, ref.sequence_mask(ref.causal_valid_lens(1, T), T, T)[0])
-    np.testing.assert_array_equal(ref.masked_softmax_bool(square, causal),
-                                  ref.masked_softmax(square, ref.causal_valid_lens(B, T)))
+    causal = ref05.causal_mask(T, T)  # (T, T)
+    np.testing.assert_array_equal(causal, shared_ref.sequence_mask(shared_ref.causal_valid_lens(1, T), T, T)[0])
+    np.testing.assert_array_equal(ref05.masked_softmax_bool(square, causal),
+                                  shared_ref.masked_softmax(square, shared_ref.causal_valid_lens(B, T)))
     lens_T = np.minimum(lens, T)
     np.testing.assert_array_equal(
-        ref.masked_softmax_bool(square, ref.key_padding_mask(lens_T, T) & causal),
-        ref.masked_softmax(square, np.minimum(ref.causal_valid_lens(B, T), lens_T[:, None])))
+        ref05.masked_softmax_bool(square, ref05.key_padding_mask(lens_T, T) & causal),
+        shared_ref.masked_softmax(square, np.minimum(shared_ref.causal_valid_lens(B, T), lens_T[:, None])))
 
 
 def test_a_query_with_no_valid_key_gets_uniform_weights_in_both_forms():
     scores = np.array([[[0.5, -1.0, 2.0, 0.0]]])  # (1, 1, 4)
-    np.testing.assert_array_equal(ref.masked_softmax_bool(scores, np.zeros(4, dtype=bool)), np.full((1, 1, 4), 0.25))
-    np.testing.assert_array_equal(ref.masked_softmax(scores, np.array([0])), np.full((1, 1, 4), 0.25))
+    np.testing.assert_array_equal(ref05.masked_softmax_bool(scores, np.zeros(4, dtype=bool)), np.full((1, 1, 4), 0.25))
+    np.testing.assert_array_equal(shared_ref.masked_softmax(scores, np.array([0])), np.full((1, 1, 4), 0.25))
 
 
 @pytest.mark.parametrize("inputs", ["book", "fresh"])
@@ -126,30 +132,30 @@ def test_attention_backward_agrees_with_central_differences(inputs):
     """Notebook 07: every gradient of the reference backward pass matches central differences of the loss
     L = sum(X' * dX_prime), on the book's inputs and on fresh ones; the key bias's gradient is zero up to
     rounding (it adds the same number to every score of a column, which the softmax ignores)."""
-    i = cases.book_07() if inputs == "book" else cases.fresh_07(np.random.default_rng(7))
+    i = cases07.book_07() if inputs == "book" else cases07.fresh_07(np.random.default_rng(7))
     names = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
     args = [i[n] for n in names]
-    grads = ref.attention_backward(*args, i["dX_prime"])
+    grads = ref07.attention_backward(*args, i["dX_prime"])
     for k, name in enumerate(names):
         def loss(value, k=k):
             changed = list(args)
             changed[k] = value
-            return ref.attention_loss(*changed, i["dX_prime"])
-        numeric = ref.numerical_gradient(loss, args[k])
+            return ref07.attention_loss(*changed, i["dX_prime"])
+        numeric = ref07.numerical_gradient(loss, args[k])
         analytic = grads["dX" if name == "X" else "d_" + name]
         assert analytic.shape == args[k].shape
         if name == "beta_k":
             assert np.max(np.abs(analytic)) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
         else:
-            assert ref.relative_error(analytic, numeric) < 1e-7, name
+            assert ref07.relative_error(analytic, numeric) < 1e-7, name
 
 
 def test_the_softmax_backward_is_the_jacobian_times_the_upstream_gradient():
     rng = np.random.default_rng(3)
-    A = ref.softmax_cols(rng.normal(size=(5, 4)))  # (5, 4)
+    A = shared_ref.softmax_cols(rng.normal(size=(5, 4)))  # (5, 4)
     dA = rng.normal(size=(5, 4))
-    expected = np.column_stack([ref.softmax_jacobian(A[:, n]) @ dA[:, n] for n in range(4)])  # J is symmetric
-    np.testing.assert_allclose(ref.softmax_backward(A, dA), expected, rtol=1e-12, atol=1e-14)
+    expected = np.column_stack([ref07.softmax_jacobian(A[:, n]) @ dA[:, n] for n in range(4)])  # J is symmetric
+    np.testing.assert_allclose(ref07.softmax_backward(A, dA), expected, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("inputs", ["book", "fresh"])
@@ -157,31 +163,31 @@ def test_mha_backward_agrees_with_central_differences(inputs):
     """Notebook 07 section 4: dx and the eight weights' gradients of causal multi-head attention in rows match
     central differences of L = sum(output * dout), on the notebook's example and on fresh sizes; the key bias's
     gradient is zero up to rounding, as in the column form."""
-    i = cases.book_07_mha() if inputs == "book" else cases.fresh_07_mha(np.random.default_rng(7))
-    params, H, dout = cases.mha_params_07(i), i["num_heads"], i["dout"]
-    dx, grads = ref.mha_backward(i["x"], params, H, dout)
-    assert set(grads) == set(ref.MHA_GRADIENTS)
-    numeric = ref.numerical_gradient(lambda x: ref.mha_loss(x, params, H, dout), i["x"])
-    assert dx.shape == i["x"].shape and ref.relative_error(dx, numeric) < 1e-7
-    for name in ref.MHA_GRADIENTS:
+    i = cases07.book_07_mha() if inputs == "book" else cases07.fresh_07_mha(np.random.default_rng(7))
+    params, H, dout = cases07.mha_params_07(i), i["num_heads"], i["dout"]
+    dx, grads = ref07.mha_backward(i["x"], params, H, dout)
+    assert set(grads) == set(ref07.MHA_GRADIENTS)
+    numeric = ref07.numerical_gradient(lambda x: ref07.mha_loss(x, params, H, dout), i["x"])
+    assert dx.shape == i["x"].shape and ref07.relative_error(dx, numeric) < 1e-7
+    for name in ref07.MHA_GRADIENTS:
         def loss(w, name=name):
-            return ref.mha_loss(i["x"], dict(params, **{name: w}), H, dout)
-        numeric = ref.numerical_gradient(loss, params[name])
+            return ref07.mha_loss(i["x"], dict(params, **{name: w}), H, dout)
+        numeric = ref07.numerical_gradient(loss, params[name])
         assert grads[name].shape == params[name].shape, name
         if name == "b_k":
             assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
         else:
-            assert ref.relative_error(grads[name], numeric) < 1e-7, name
+            assert ref07.relative_error(grads[name], numeric) < 1e-7, name
 
 
 def test_mha_forward_is_notebook_08s_causal_attention():
     """The forward pass notebook 07 gives (the tiny transformer's) is notebook 08's multi_head_attention with
     causal_mask(T, T), whose heads are folded into the batch instead."""
-    from grader import tiny_transformer
-    i = cases.fresh_07_mha(np.random.default_rng(3))
-    params = cases.mha_params_07(i)
+    from grader.course.shared import tiny_transformer
+    i = cases07.fresh_07_mha(np.random.default_rng(3))
+    params = cases07.mha_params_07(i)
     out, _ = tiny_transformer.attention_forward(i["x"], params, i["num_heads"])
-    np.testing.assert_allclose(out, ref.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out, ref08.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------- notebook 09: the tiny transformer, trained
@@ -202,16 +208,16 @@ def test_the_tiny_models_backward_agrees_with_central_differences(seed):
     """Every parameter of grader.tiny_transformer's model (the code notebook 09 gives), through the course's
     cross_entropy; b_k's gradient is zero (a bias on every key shifts all of a query's scores alike)."""
     rng = np.random.default_rng(seed)
-    params = {n: p + 0.1 * rng.normal(size=p.shape) for n, p in ref.tiny.init_model(rng, D=6, D_ff=8, T=6).items()}
-    tokens, targets, weights = ref.tiny.reversal_batch(rng, 3, length=3)
+    params = {n: p + 0.1 * rng.normal(size=p.shape) for n, p in tiny.init_model(rng, D=6, D_ff=8, T=6).items()}
+    tokens, targets, weights = tiny.reversal_batch(rng, 3, length=3)
 
     def loss(p):
-        return ref.cross_entropy(ref.tiny.model_forward(p, tokens, 2)[0], targets, weights)[0]
+        return ref09.cross_entropy(tiny.model_forward(p, tokens, 2)[0], targets, weights)[0]
 
-    logits, cache = ref.tiny.model_forward(params, tokens, 2)
-    grads = ref.tiny.model_backward(ref.cross_entropy(logits, targets, weights)[1], cache)
-    assert set(grads) == set(ref.tiny.PARAMETERS)
-    for name in ref.tiny.PARAMETERS:
+    logits, cache = tiny.model_forward(params, tokens, 2)
+    grads = tiny.model_backward(ref09.cross_entropy(logits, targets, weights)[1], cache)
+    assert set(grads) == set(tiny.PARAMETERS)
+    for name in tiny.PARAMETERS:
         numeric = _numeric_gradient(loss, params, name)
         if name == "b_k":
             assert np.max(np.abs(grads[name])) < 1e-12 and np.max(np.abs(numeric)) < 1e-8
@@ -222,42 +228,42 @@ def test_the_tiny_models_backward_agrees_with_central_differences(seed):
 
 def test_cross_entropy_is_the_mean_negative_log_likelihood_and_its_gradient():
     """Against the definition written out position by position, and central differences for the gradient."""
-    i = cases.fresh_09_cross_entropy(np.random.default_rng(4))
+    i = cases09.fresh_09_cross_entropy(np.random.default_rng(4))
     logits, targets, weights = i["logits"], i["targets"], i["weights"]
-    loss, dlogits = ref.cross_entropy(logits, targets, weights)
+    loss, dlogits = ref09.cross_entropy(logits, targets, weights)
     B, T, _ = logits.shape
     by_hand = sum(-weights[b, t] * np.log(np.exp(logits[b, t, targets[b, t]]) / np.exp(logits[b, t]).sum())
                   for b in range(B) for t in range(T)) / weights.sum()
     assert loss == pytest.approx(by_hand, rel=1e-12)
-    numeric = _numeric_gradient(lambda p: ref.cross_entropy(p["z"], targets, weights)[0], {"z": logits}, "z")
+    numeric = _numeric_gradient(lambda p: ref09.cross_entropy(p["z"], targets, weights)[0], {"z": logits}, "z")
     assert np.allclose(dlogits, numeric, atol=1e-8)
-    large = ref.cross_entropy(1000 * logits, targets, weights)
+    large = ref09.cross_entropy(1000 * logits, targets, weights)
     assert np.isfinite(large[0]) and np.all(np.isfinite(large[1]))
 
 
 def test_adam_step_is_kingma_and_bas_algorithm_in_its_efficient_form():
     """Kingma and Ba (2015), section 2: the bias corrections folded into the step size and eps give the same
-    step as Algorithm 1, which grader.reference.adam_step writes out."""
+    step as Algorithm 1, which grader.course.nb09_tiny_transformer.reference.adam_step writes out."""
     for kind in ("first", "late", "hyper"):
-        i = cases.fresh_09_adam(np.random.default_rng(len(kind)), kind)
+        i = cases09.fresh_09_adam(np.random.default_rng(len(kind)), kind)
         b1, b2, t = i["beta1"], i["beta2"], i["t"]
         m = b1 * i["m"] + (1 - b1) * i["grad"]
         v = b2 * i["v"] + (1 - b2) * i["grad"] ** 2
         step = i["lr"] * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
         efficient = i["param"] - step * m / (np.sqrt(v) + i["eps"] * np.sqrt(1 - b2 ** t))
-        got = ref.adam_step(i["param"], i["grad"], i["m"], i["v"], t, i["lr"], b1, b2, i["eps"])
+        got = ref09.adam_step(i["param"], i["grad"], i["m"], i["v"], t, i["lr"], b1, b2, i["eps"])
         assert np.allclose(got[0], efficient, rtol=1e-12, atol=1e-15) and np.allclose(got[1], m) and np.allclose(got[2], v)
 
 
 def test_the_course_trains_the_tiny_model_above_99_percent_in_its_200_steps():
     """Notebook 09 says the course's train_step trains its model to above 99% token accuracy in 200 steps; the
     judge gives that model full marks, and the untrained one none."""
-    params, losses = ref.train()
-    assert len(losses) == ref.tiny.TRAINING["steps"] == 200
-    accuracy = ref.tiny.token_accuracy(params, *ref.tiny.reversal_batch(np.random.default_rng(77), 1000), 2)
+    params, losses = ref09.train()
+    assert len(losses) == tiny.TRAINING["steps"] == 200
+    accuracy = tiny.token_accuracy(params, *tiny.reversal_batch(np.random.default_rng(77), 1000), 2)
     assert accuracy > 0.99
-    fresh = cases.trained_09(np.random.default_rng(8))
-    assert ref.judge_trained(fresh, [params[n] for n in ref.tiny.PARAMETERS])[0] == 1.0
-    untrained = ref.tiny.init_model(np.random.default_rng(ref.tiny.TRAINING["seed"]))
-    assert ref.judge_trained(fresh, [untrained[n] for n in ref.tiny.PARAMETERS])[0] == 0.0
+    fresh = cases09.trained_09(np.random.default_rng(8))
+    assert ref09.judge_trained(fresh, [params[n] for n in tiny.PARAMETERS])[0] == 1.0
+    untrained = tiny.init_model(np.random.default_rng(tiny.TRAINING["seed"]))
+    assert ref09.judge_trained(fresh, [untrained[n] for n in tiny.PARAMETERS])[0] == 0.0
 

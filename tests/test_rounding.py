@@ -15,7 +15,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from grader import notebook_values, rounding
+from grader.course.shared import notebook_values, rounding
 from grader.engine import build
 from grader.engine.build import RELEASE, ROOT, SOLUTIONS, SOURCE, assignments
 
@@ -24,10 +24,9 @@ COMMITTED = sorted([p for folder in (SOURCE, RELEASE, SOLUTIONS) for a in assign
 RENDER_ALL = """
 import json, sys
 from threadpoolctl import threadpool_info
-from grader import notebook_values
-from grader.assignments import VALUES
+from grader.course import VALUES, render
 kernels = sorted({(i["internal_api"], str(i.get("architecture")), i["num_threads"]) for i in threadpool_info()})
-print(json.dumps({"kernels": kernels, "cells": {key: notebook_values.render(key) for key in VALUES}}))
+print(json.dumps({"kernels": kernels, "cells": {key: render(key) for key in VALUES}}))
 """
 
 

@@ -23,6 +23,7 @@ import grader
 from grader.engine.sandbox import SandboxedExecute, SandboxedKernelManager, run_in_sandbox, sandbox_available
 
 REPO = Path(grader.__file__).resolve().parents[1]
+COURSE_FILE = REPO / "grader" / "course" / "shared" / "reference.py"  # a file of the course the sandbox must hide
 
 # Defined in the first cell of every notebook: run f, say how it went.
 PRELUDE = """
@@ -146,7 +147,7 @@ def main_run(listener):
             "       caps={l.split(':')[0]: l.split()[1] for l in open('/proc/self/status')\n"
             "             if l.startswith(('Cap', 'NoNewPrivs'))})",
             # 2 reading outside the sandbox
-            f"paths = ['/work/main/README.md', {str(REPO / 'README.md')!r}, {str(REPO / 'grader' / 'reference.py')!r},\n"
+            f"paths = ['/work/main/README.md', {str(REPO / 'README.md')!r}, {str(COURSE_FILE)!r},\n"
             f"         {str(REPO / 'solutions')!r}, {str(REPO / 'source')!r}, '/etc/shadow', '/home', '/etc/ssh',\n"
             f"         '/root/.bash_history', '/root/.ssh', '/root/.pyenv/version', '/var', '/sys', '/run/user']\n"
             "prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)} | {sys.prefix, sys.base_prefix}\n"
@@ -351,13 +352,14 @@ def test_the_grader_stays_hidden_even_where_the_sandbox_shows_it():
     code = ("import os, sys\n"
             f"print(len(open({str(REPO / 'README.md')!r}).read()) > 0)\n"
             f"sys.path.insert(0, {str(REPO)!r})\n"
-            "for f in (lambda: open(" + repr(str(REPO / 'grader' / 'reference.py')) + ").read(),\n"
+            "for f in (lambda: open(" + repr(str(COURSE_FILE)) + ").read(),\n"
             "          lambda: os.listdir(" + repr(str(REPO / 'grader')) + "),\n"
-            "          lambda: __import__('grader.reference')):\n"
+            "          lambda: __import__('grader.course.shared.reference')):\n"
             "    try:\n"
             "        f(); print('visible')\n"
             "    except Exception as e:\n"
             "        print(type(e).__name__)\n")
+    assert COURSE_FILE.is_file()  # outside the sandbox it is there
     run = run_in_sandbox(code, extra_ro_binds=[str(REPO)])
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "PermissionError", "PermissionError", "ModuleNotFoundError"], run.stdout

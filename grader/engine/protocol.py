@@ -4,7 +4,7 @@ A graded test cell never decides its own score. At grading time its source is
 replaced by a probe (`probe_source`) that calls the student's code on inputs
 the grader drew a moment ago and reports the raw results (dtype, shape, bytes)
 as one display output. After execution, in the grading process, `verdict`
-decodes those results, compares them with `grader.reference` on the grader's
+decodes those results, compares them with the course's reference on the grader's
 own copy of the inputs, names the mistake when it recognises one, and
 `verdict_outputs` turns that into the outputs nbgrader scores: an error for
 zero, a number for partial credit, a plain message for full marks.
@@ -86,7 +86,7 @@ class Probe:
     # when another part that calls it is graded.
     kernel_reference: str = ""
     # Views that undo what the grader knows (the output projection, the values), for structural
-    # findings when the result itself shows nothing simple: (words, view(inputs, result), axes); see grader/views.py.
+    # findings when the result itself shows nothing simple: (words, view(inputs, result), axes); grader/course/shared/views.py has examples.
     views: tuple = ()
     # For a result that is judged, not compared: (share of the marks, what to tell the student) for one
     # case's decoded result, used in place of comparing with `reference` (notebook 09 judges a trained

@@ -33,7 +33,7 @@ import nbformat
 import numpy as np
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader import reference as ref
+from grader.course.shared import reference as shared_ref
 from grader.engine.build import SOURCE
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
@@ -70,7 +70,7 @@ def conventional_hidden_tests():
         "test_qkv_loop": "assert np.allclose(np.hstack(all_queries), queries_true)\n"
                          "assert np.allclose(np.hstack(all_keys), keys_true)\n"
                          "assert np.allclose(np.hstack(all_values), values_true)",
-        "test_softmax": f"assert np.allclose(softmax({_literal(items)}), {_literal(ref.softmax(items))})",
+        "test_softmax": f"assert np.allclose(softmax({_literal(items)}), {_literal(shared_ref.softmax(items))})",
         "test_attention_loop": "assert np.allclose(np.hstack(all_x_prime), X_prime_true)",
         "test_self_attention": (
             f"_X = {_literal(X)}\n"

@@ -256,9 +256,10 @@ IMPORTS_GRADER = """\
 import sys
 sys.path[:0] = [@@REPO@@, "../../../../../..", "/work/main"]
 try:
-    from grader import reference as _reference
+    from grader.course.shared import reference as _shared
+    from grader.course.nb01_self_attention import reference as _reference
     print(@@LEAKED@@, _reference.__file__)
-    softmax = _reference.softmax
+    softmax = _shared.softmax
     self_attention = _reference.self_attention
 except Exception:
     pass"""
@@ -635,7 +636,7 @@ def first_hand_in(ctx):
 
 def leaked_cases(ctx, nb, student="rt_lookup_table"):
     """Every input self_attention's probe draws for notebook nb: what a leak could have shown at best."""
-    from grader.assignments import PROBES
+    from grader.course import PROBES
     from grader.engine.nbgrader_plugin import probe_rng, submitted_code
     probe = PROBES[A01]["test_self_attention"]
     return probe, probe.cases(probe_rng(ctx.seed, student, A01, A01, "test_self_attention", submitted_code(nb)))

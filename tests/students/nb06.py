@@ -142,11 +142,11 @@ STUDENTS = {
 
 def _raw_signs_follow_the_convention():
     import numpy as np
-    from grader import reference
-    from grader.assignments.nb06_contextual_embeddings import _pca_example
+    from grader.course.nb06_contextual_embeddings import reference as ref06
+    from grader.course.nb06_contextual_embeddings.probes import _pca_example
     X = _pca_example()
     _, _, Vt = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
-    return bool(np.allclose(reference.fix_signs(Vt[:2]), Vt[:2]))
+    return bool(np.allclose(ref06.fix_signs(Vt[:2]), Vt[:2]))
 
 
 # Further mistakes, two to a student where the parts are independent of each other.

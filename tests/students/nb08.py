@@ -1,5 +1,5 @@
 """Sample students of notebook 08 (the transformer block): the answer key, answers written another way, one mistake each."""
-from grader import mistakes
+from grader.course.nb08_transformer_block import mistakes as mistakes08
 from tests.students import MANUAL, Student
 
 A08 = "08_transformer_block"
@@ -83,22 +83,22 @@ STUDENTS = {
     "untouched": Student(A08, {part: 0 for part in FULL_08}, untouched=True),
     "other_way": Student(A08, FULL_08, cells={"layer_norm_def": OTHER_LAYER_NORM, "mlp_def": OTHER_MLP,
                                               "block_def": OTHER_BLOCK, "counts_def": OTHER_COUNTS}),
-    "ln_batch_axis": _layer_norm_wrong(name=mistakes.LN_BATCH_AXIS.name, lines=[
+    "ln_batch_axis": _layer_norm_wrong(name=mistakes08.LN_BATCH_AXIS.name, lines=[
         (MEAN_LINE, MEAN_LINE.replace("axis=-1", "axis=0")), (VAR_LINE, VAR_LINE.replace("axis=-1", "axis=0"))]),
-    "ln_token_axis": _layer_norm_wrong(name=mistakes.LN_TOKEN_AXIS.name, lines=[
+    "ln_token_axis": _layer_norm_wrong(name=mistakes08.LN_TOKEN_AXIS.name, lines=[
         (MEAN_LINE, MEAN_LINE.replace("axis=-1", "axis=1")), (VAR_LINE, VAR_LINE.replace("axis=-1", "axis=1"))]),
     # The block's inputs hold no quiet token, so there this layer_norm is right and the block earns its marks as is
-    "ln_eps_outside": _layer_norm_wrong(name=mistakes.LN_EPS_OUTSIDE.name, block_wrong=False, lines=[
+    "ln_eps_outside": _layer_norm_wrong(name=mistakes08.LN_EPS_OUTSIDE.name, block_wrong=False, lines=[
         (X_HAT_LINE, "    x_hat = (x - mean) / (np.sqrt(var) + eps)  # (B, T, D)")]),
-    "ln_unbiased": _layer_norm_wrong(name=mistakes.LN_UNBIASED.name, lines=[
+    "ln_unbiased": _layer_norm_wrong(name=mistakes08.LN_UNBIASED.name, lines=[
         (VAR_LINE, VAR_LINE.replace("keepdims=True", "ddof=1, keepdims=True"))]),
     # T = D on the notebook's example, so the swapped axes run there; on fresh inputs with T != D they raise
-    "mlp_across_tokens": _mlp_wrong(mistakes.MLP_ACROSS_TOKENS.name, [
+    "mlp_across_tokens": _mlp_wrong(mistakes08.MLP_ACROSS_TOKENS.name, [
         (HIDDEN_LINE, "    hidden = np.maximum(0.0, x.swapaxes(1, 2) @ W1 + b1)  # (B, D, D_ff)"),
         (OUT_LINE, "    out = (hidden @ W2 + b2).swapaxes(1, 2)  # (B, T, D)")]),
-    "relu_before_bias": _mlp_wrong(mistakes.RELU_BEFORE_BIAS.name, [
+    "relu_before_bias": _mlp_wrong(mistakes08.RELU_BEFORE_BIAS.name, [
         (HIDDEN_LINE, "    hidden = np.maximum(0.0, x @ W1) + b1  # (B, T, D_ff)")]),
-    "relu_after_second_layer": _mlp_wrong(mistakes.RELU_AFTER_SECOND_LAYER.name, [
+    "relu_after_second_layer": _mlp_wrong(mistakes08.RELU_AFTER_SECOND_LAYER.name, [
         (HIDDEN_LINE, "    hidden = x @ W1 + b1  # (B, T, D_ff)"),
         (OUT_LINE, "    out = np.maximum(0.0, hidden @ W2 + b2)  # (B, T, D)")]),
     "residual_after_norm": Student(
@@ -108,22 +108,22 @@ STUDENTS = {
                             'params["gamma1"], params["beta1"])  # (B, T, D)'),
             (PRE_MLP, '        out = layer_norm(h + mlp(h, params["W1"], params["b1"], params["W2"], params["b2"]), '
                       'params["gamma2"], params["beta2"])  # (B, T, D)')]},
-        diagnoses={"test_transformer_block": mistakes.RESIDUAL_AFTER_NORM.name}),
+        diagnoses={"test_transformer_block": mistakes08.RESIDUAL_AFTER_NORM.name}),
     "mask_forgotten": Student(
         A08, _08(test_transformer_block=0, test_post_norm=0),
         edits={"block_def": [("    mask = causal_mask(T, T)  # (T, T): token t sees tokens 0..t", "    mask = None")]},
-        diagnoses={"test_transformer_block": mistakes.MASK_FORGOTTEN.name,
-                   "test_post_norm": mistakes.MASK_FORGOTTEN.name}),
+        diagnoses={"test_transformer_block": mistakes08.MASK_FORGOTTEN.name,
+                   "test_post_norm": mistakes08.MASK_FORGOTTEN.name}),
     "post_norm_ignored": Student(
         A08, _08(test_post_norm=0), edits={"block_def": [("    if post_norm:", "    if False:")]},
-        diagnoses={"test_post_norm": mistakes.POST_NORM_IGNORED.name}),
+        diagnoses={"test_post_norm": mistakes08.POST_NORM_IGNORED.name}),
     "parameters_no_layer_norm": Student(
         A08, _08(test_block_parameters=0),
         edits={"counts_def": [("    count = attention + feed_forward + norms", "    count = attention + feed_forward")]},
-        diagnoses={"test_block_parameters": mistakes.PARAMETERS_NO_LAYER_NORM.name}),
+        diagnoses={"test_block_parameters": mistakes08.PARAMETERS_NO_LAYER_NORM.name}),
     "flops_mlp_once": Student(
         A08, _08(test_block_flops=0),
         edits={"counts_def": [("    feed_forward = T * D * D_ff + T * D_ff * D  # x @ W1 and hidden @ W2",
                                "    feed_forward = T * D * D_ff  # x @ W1")]},
-        diagnoses={"test_block_flops": mistakes.FLOPS_MLP_ONCE.name}),
+        diagnoses={"test_block_flops": mistakes08.FLOPS_MLP_ONCE.name}),
 }

@@ -1,7 +1,7 @@
 """Sample students of notebook 09 (a tiny transformer, trained): the answer key, answers written another way,
 one mistake each. The trained model's part follows from how each one trains: a mistake that still lets the
 model learn the task keeps those marks, one that stops it (or makes it diverge) loses them."""
-from grader import mistakes
+from grader.course.nb09_tiny_transformer import mistakes as mistakes09
 from tests.students import Student
 
 A09 = "09_tiny_transformer"
@@ -99,41 +99,41 @@ STUDENTS = {
     "other_way": Student(A09, FULL_09, cells={"cross_entropy_def": OTHER_CROSS_ENTROPY, "adam_step_def": OTHER_ADAM,
                                               "train_step_def": OTHER_TRAIN_STEP}),
     # cross_entropy
-    "ce_counted_all": _cross_entropy_wrong(mistakes.CE_COUNTED_ALL, [(COUNT, "    count = weights.size")]),
-    "ce_weights_ignored": _cross_entropy_wrong(mistakes.CE_WEIGHTS_IGNORED, [
+    "ce_counted_all": _cross_entropy_wrong(mistakes09.CE_COUNTED_ALL, [(COUNT, "    count = weights.size")]),
+    "ce_weights_ignored": _cross_entropy_wrong(mistakes09.CE_WEIGHTS_IGNORED, [
         (COUNT, "    count = weights.size"), (LOSS, "    loss = -np.sum(picked) / count"),
         (DLOGITS, "    dlogits = (np.exp(log_p) - one_hot) / count  # (B, T, V)")]),
     # the gradient pushes every logit up: the model learns nothing
-    "ce_no_one_hot": _cross_entropy_wrong(mistakes.CE_NO_ONE_HOT, [
+    "ce_no_one_hot": _cross_entropy_wrong(mistakes09.CE_NO_ONE_HOT, [
         (DLOGITS, "    dlogits = np.exp(log_p) * (weights / count)[..., None]  # (B, T, V)")], trained=0),
-    "ce_not_averaged": _cross_entropy_wrong(mistakes.CE_NOT_AVERAGED, [
+    "ce_not_averaged": _cross_entropy_wrong(mistakes09.CE_NOT_AVERAGED, [
         (DLOGITS, "    dlogits = (np.exp(log_p) - one_hot) * weights[..., None]  # (B, T, V)")]),
     # right wherever the logits are small (the training's are): 7/9 of the part, and train_step is right as it runs
     "ce_no_max": Student(A09, _09(test_cross_entropy=2.33), edits={"cross_entropy_def": [(SHIFTED, "    shifted = logits")]},
-                         diagnoses={"test_cross_entropy": mistakes.CE_NO_MAX.name}),
+                         diagnoses={"test_cross_entropy": mistakes09.CE_NO_MAX.name}),
     # adam_step
-    "adam_no_correction": _adam_wrong(mistakes.ADAM_NO_CORRECTION, [(M_HAT, "    m_hat = new_m"),
+    "adam_no_correction": _adam_wrong(mistakes09.ADAM_NO_CORRECTION, [(M_HAT, "    m_hat = new_m"),
                                                                     (V_HAT, "    v_hat = new_v")]),
     "adam_eps_inside": Student(A09, _09(test_adam_step=0), edits={"adam_step_def": [
         (NEW_PARAM, "    new_param = param - lr * m_hat / np.sqrt(v_hat + eps)")]},
-        diagnoses={"test_adam_step": mistakes.ADAM_EPS_INSIDE.name}),
-    "adam_v_not_squared": _adam_wrong(mistakes.ADAM_V_NOT_SQUARED, [
+        diagnoses={"test_adam_step": mistakes09.ADAM_EPS_INSIDE.name}),
+    "adam_v_not_squared": _adam_wrong(mistakes09.ADAM_V_NOT_SQUARED, [
         (NEW_V, "    new_v = beta2 * v + (1 - beta2) * grad")], trained=0, why=DIVERGED),
-    "adam_ascent": _adam_wrong(mistakes.ADAM_ASCENT, [
+    "adam_ascent": _adam_wrong(mistakes09.ADAM_ASCENT, [
         (NEW_PARAM, "    new_param = param + lr * m_hat / (np.sqrt(v_hat) + eps)")], trained=0, why=NOT_LEARNED),
-    "adam_betas_swapped": _adam_wrong(mistakes.ADAM_BETAS_SWAPPED, [
+    "adam_betas_swapped": _adam_wrong(mistakes09.ADAM_BETAS_SWAPPED, [
         (NEW_M, "    new_m = (1 - beta1) * m + beta1 * grad"), (NEW_V, "    new_v = (1 - beta2) * v + beta2 * grad ** 2")]),
     # train_step
-    "step_not_counted": _train_step_wrong(mistakes.TRAIN_T_NOT_COUNTED, [(COUNT_STEP, "")], trained=0, why=DIVERGED),
-    "step_counted_after": _train_step_wrong(mistakes.TRAIN_T_COUNTED_AFTER, [
+    "step_not_counted": _train_step_wrong(mistakes09.TRAIN_T_NOT_COUNTED, [(COUNT_STEP, "")], trained=0, why=DIVERGED),
+    "step_counted_after": _train_step_wrong(mistakes09.TRAIN_T_COUNTED_AFTER, [
         (COUNT_STEP, ""), (UPDATE, UPDATE + '\n    adam_state["t"] += 1')], trained=0, why=DIVERGED),
-    "moments_not_stored": _train_step_wrong(mistakes.TRAIN_MOMENTS_NOT_STORED, [
+    "moments_not_stored": _train_step_wrong(mistakes09.TRAIN_MOMENTS_NOT_STORED, [
         ('        params[name], adam_state["m"][name], adam_state["v"][name] = adam_step(',
          '        params[name], _, _ = adam_step(')]),
-    "loss_after_update": _train_step_wrong(mistakes.TRAIN_LOSS_AFTER, [
+    "loss_after_update": _train_step_wrong(mistakes09.TRAIN_LOSS_AFTER, [
         (UPDATE, UPDATE + "\n    loss, _ = cross_entropy(model_forward(params, tokens, num_heads)[0], targets, weights)")]),
     # 200 steps of plain gradient descent at Adam's learning rate: the model stays near a quarter right
-    "plain_gradient_descent": _train_step_wrong(mistakes.TRAIN_SGD, [
+    "plain_gradient_descent": _train_step_wrong(mistakes09.TRAIN_SGD, [
         (UPDATE, "    for name in params:\n        params[name] = params[name] - lr * grads[name]")],
         trained=0, why=NOT_LEARNED),
 }

@@ -1,0 +1,94 @@
+"""Notebook 02, scaled dot-product attention (book 12.1, second half; eq. 12.9): probes and check values."""
+import numpy as np
+
+from . import mistakes
+from ..shared import cases as shared_cases, reference as shared_ref, views as shared_views
+from ...engine.protocol import Case, Probe, kernel_source
+
+PARAMS = shared_cases.PARAMETERS
+N_FRESH = 3
+
+
+def _softmax_cases(rng):
+    """Fresh scores around +-1000: np.exp overflows (or underflows to 0/0) on every entry without the shift.
+
+    Stability is what this part grades, so there is no book case here (the book's
+    scores are small, and a naive softmax gets them right). Every matrix has columns
+    near +1000 and columns near -1000, so one maximum for the whole matrix (not one
+    per column) leaves the low columns at 0 / 0, and the mistakes differ from each other.
+    """
+    out = []
+    for _ in range(N_FRESH + 1):
+        rows, cols = int(rng.choice((2, 3, 4, 5, 6))), int(rng.choice((2, 3, 4, 5)))
+        signs = rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=cols - 2)))  # both signs
+        centre = 1000.0 * signs[np.newaxis, :]  # (1, cols): one sign per column
+        scores = centre + rng.normal(scale=3.0, size=(rows, cols))
+        out.append(Case("fresh", {"data_in": scores}, about=f"{rows}x{cols} scores near +-1000"))
+    return out
+
+
+def _attention_cases(rng):
+    book = Case("book", shared_cases.only(shared_cases.book_12_1(), ("X",) + PARAMS))
+    fresh = []
+    for _ in range(N_FRESH):
+        i = shared_cases.fresh_12_1(rng)
+        fresh.append(Case("fresh", shared_cases.only(i, ("X",) + PARAMS), about=f"D={i['D']}, N={i['N']}"))
+    return [book] + fresh
+
+
+SOFTMAX_COLS_MISTAKES = [mistakes.SOFTMAX_OVERFLOWS, mistakes.SOFTMAX_COLS_ROWS,
+                         mistakes.SOFTMAX_SHIFT_NUMERATOR_ONLY, mistakes.SOFTMAX_GLOBAL_MAX]
+
+PROBES = {
+    "test_softmax_cols": Probe(
+        what="softmax_cols",
+        axes=("keys", "queries"),
+        call="softmax_cols(data_in)",
+        cases=_softmax_cases,
+        reference=lambda i: shared_ref.softmax_cols(i["data_in"]),
+        kernel_reference=kernel_source("softmax_cols", shared_ref.softmax_cols),
+        mistakes=SOFTMAX_COLS_MISTAKES,
+    ),
+    "test_scaled_attention": Probe(
+        what="scaled_dot_product_self_attention",
+        axes=("features", "tokens"), views=(shared_views.WEIGHTS_01,),
+        call="scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
+        cases=_attention_cases,
+        reference=lambda i: shared_ref.scaled_dot_product_self_attention(*(i[n] for n in ("X",) + PARAMS)),
+        uses={"softmax_cols": "test_softmax_cols"},
+        mistakes=mistakes.SCALED_ATTENTION,
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _softmax_large():
+    scores = np.array([[1000.0, 3.0], [999.0, 1.0], [998.0, 2.0]])  # the overflow demo's scores
+    i = {"data_in": scores}
+    small = np.array([[1.0, -2.0], [0.5, 3.0], [-1.0, 0.0]])  # scores of everyday size, for the attention check
+    return {"small_scores": small, "small_scores_true": shared_ref.softmax_cols(small),
+            "large_scores": scores, "large_scores_true": shared_ref.softmax_cols(scores),
+            "softmax_mistakes": {m.said: m.compute(i) for m in SOFTMAX_COLS_MISTAKES}}
+
+
+def _scaled_book():
+    i = shared_cases.book_12_1()
+    shown = [m for m in mistakes.SCALED_ATTENTION if m is not mistakes.GLOBAL_D]  # right on the book's case
+    return {"X_prime_scaled_true": shared_ref.scaled_dot_product_self_attention(*(i[n] for n in ("X",) + PARAMS)),
+            "scaled_mistakes": {m.said: m.compute(i) for m in shown}}
+
+
+def _scaled_other():
+    """The second example: inputs of other sizes (D=5, N=3), the true X' and every mistake's X' (the global D's too)."""
+    i = shared_cases.other_12_1()
+    return {**{f"{name}_other": i[name] for name in ("X",) + PARAMS},
+            "X_prime_scaled_other_true": shared_ref.scaled_dot_product_self_attention(*(i[n] for n in ("X",) + PARAMS)),
+            "scaled_other_mistakes": {m.said: m.compute(i) for m in mistakes.SCALED_ATTENTION}}
+
+
+VALUES = {
+    "softmax_large": _softmax_large,
+    "scaled_book": _scaled_book,
+    "scaled_other": _scaled_other,
+}

@@ -1,0 +1,173 @@
+"""Notebook 08, the transformer block (the book's section 12.4, row convention): probes and check values."""
+import numpy as np
+
+from . import cases, mistakes, reference as ref
+from ...engine.protocol import Case, Probe, kernel_source
+
+N_FRESH = 3
+
+# The block's parameters as the dict the student's transformer_block takes, built in the kernel from the inputs.
+PARAMS = "dict(" + ", ".join(f"{n}={n}" for n in ref.BLOCK_PARAMETERS) + ")"
+
+
+def _layer_norm_cases(rng):
+    """The notebook's example, then fresh sizes; the last with eps=1e-3 (the argument must be used)."""
+    out = [Case("book", cases.book_08_layer_norm())]
+    for eps in (1e-5, 1e-5, 1e-3):
+        i = cases.fresh_08_layer_norm(rng, eps)
+        out.append(Case("fresh", i, about=f"x {i['x'].shape}, eps={eps:g}"))
+    return out
+
+
+def _mlp_cases(rng):
+    """The notebook's example (T = D = 4), then fresh sizes: one with T = D, two with T != D."""
+    out = [Case("book", cases.book_08_mlp())]
+    for square in (True, False, False):
+        i = cases.fresh_08_mlp(rng, square)
+        out.append(Case("fresh", i, about=f"x {i['x'].shape}, D_ff={i['W1'].shape[1]}"))
+    return out
+
+
+def _block_cases(rng):
+    out = [Case("book", cases.book_08_block())]
+    for _ in range(N_FRESH):
+        i = cases.fresh_08_block(rng)
+        out.append(Case("fresh", i, about=f"x {i['x'].shape}, {i['num_heads']} heads, D_ff={i['W1'].shape[1]}"))
+    return out
+
+
+BOOK_SIZES = dict(D=8, H=2, T=6, D_ff=32)
+
+
+def _count_cases(rng, with_T):
+    sizes = [BOOK_SIZES]
+    for _ in range(N_FRESH):
+        H, d = int(rng.integers(1, 9)), int(rng.choice((4, 8, 16, 64)))
+        while H * d == BOOK_SIZES["D"]:  # never the book's width: an answer that ignores D would show
+            H, d = int(rng.integers(1, 9)), int(rng.choice((4, 8, 16, 64)))
+        sizes.append(dict(D=H * d, H=H, T=int(rng.integers(2, 2049)), D_ff=int(rng.choice((2, 3, 4))) * H * d))
+    out = []
+    for n, s in enumerate(sizes):
+        i = dict(s) if with_T else {k: v for k, v in s.items() if k != "T"}
+        out.append(Case("book" if n == 0 else "fresh", i, about=", ".join(f"{k}={v}" for k, v in i.items())))
+    return out
+
+
+BLOCK_USES = {"layer_norm": "test_layer_norm", "mlp": "test_mlp"}
+LAYER_NORM_KERNEL = kernel_source("layer_norm", ref.layer_norm)
+MLP_KERNEL = kernel_source("mlp", ref.mlp)
+
+PROBES = {
+    "test_layer_norm": Probe(
+        what="layer_norm",
+        axes=("sequences", "tokens", "features"),
+        call="layer_norm(x, gamma, beta, eps=eps)",
+        cases=_layer_norm_cases,
+        reference=lambda i: ref.layer_norm(i["x"], i["gamma"], i["beta"], i["eps"]),
+        kernel_reference=LAYER_NORM_KERNEL,
+        mistakes=mistakes.LAYER_NORM_08,
+    ),
+    "test_mlp": Probe(
+        what="mlp",
+        axes=("sequences", "tokens", "features"),
+        call="mlp(x, W1, b1, W2, b2)",
+        cases=_mlp_cases,
+        reference=lambda i: ref.mlp(i["x"], i["W1"], i["b1"], i["W2"], i["b2"]),
+        kernel_reference=MLP_KERNEL,
+        mistakes=mistakes.MLP_08,
+    ),
+    "test_transformer_block": Probe(
+        what="transformer_block (pre-norm)",
+        axes=("sequences", "tokens", "features"),
+        call=f"transformer_block(x, {PARAMS}, num_heads)",
+        cases=_block_cases,
+        reference=lambda i: ref.transformer_block(i["x"], cases.block_params_08(i), i["num_heads"]),
+        uses=BLOCK_USES,
+        mistakes=mistakes.BLOCK_08,
+    ),
+    "test_post_norm": Probe(
+        what="transformer_block with post_norm=True",
+        axes=("sequences", "tokens", "features"),
+        call=f"transformer_block(x, {PARAMS}, num_heads, post_norm=True)",
+        cases=_block_cases,
+        reference=lambda i: ref.transformer_block(i["x"], cases.block_params_08(i), i["num_heads"], post_norm=True),
+        uses=BLOCK_USES,
+        mistakes=mistakes.POST_NORM_08,
+    ),
+    "test_block_parameters": Probe(
+        what="block_parameters",
+        call="block_parameters(D, H, D_ff)",
+        cases=lambda rng: _count_cases(rng, with_T=False),
+        reference=lambda i: ref.block_parameters(i["D"], i["H"], i["D_ff"]),
+        mistakes=[mistakes.PARAMETERS_NO_LAYER_NORM],
+    ),
+    "test_block_flops": Probe(
+        what="block_flops",
+        call="block_flops(D, H, T, D_ff)",
+        cases=lambda rng: _count_cases(rng, with_T=True),
+        reference=lambda i: ref.block_flops(i["D"], i["H"], i["T"], i["D_ff"]),
+        mistakes=[mistakes.FLOPS_MLP_ONCE],
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _differing(shown, inputs, true):
+    """{what a check says: the mistake's value} for the mistakes that can be made here and give another answer."""
+    out = {}
+    for m in shown:
+        try:
+            value = np.asarray(m.compute(inputs), dtype=float)
+        except Exception:  # a mistake that cannot be made on these inputs
+            continue
+        if value.shape != np.shape(true) or not np.allclose(value, true):
+            out[m.said] = value
+    return out
+
+
+def _layer_norm_values():
+    i = cases.book_08_layer_norm()
+    true = ref.layer_norm(i["x"], i["gamma"], i["beta"])
+    return {"x_ln": i["x"], "gamma_ln": i["gamma"], "beta_ln": i["beta"], "layer_norm_true": true,
+            "layer_norm_mistakes": _differing(mistakes.LAYER_NORM_08, i, true)}
+
+
+def _mlp_values():
+    i = cases.book_08_mlp()
+    true = ref.mlp(i["x"], i["W1"], i["b1"], i["W2"], i["b2"])
+    return {"x_mlp": i["x"], "W1_mlp": i["W1"], "b1_mlp": i["b1"], "W2_mlp": i["W2"], "b2_mlp": i["b2"],
+            "mlp_true": true, "mlp_mistakes": _differing(mistakes.MLP_08, i, true)}
+
+
+def _block_values():
+    i = cases.book_08_block()
+    params = cases.block_params_08(i)
+    pre = ref.transformer_block(i["x"], params, i["num_heads"])
+    post = ref.transformer_block(i["x"], params, i["num_heads"], post_norm=True)
+    return {"x_block": i["x"], "params_block": params, "num_heads_block": i["num_heads"],
+            "block_true": pre, "block_mistakes": _differing(mistakes.BLOCK_08, i, pre),
+            "post_norm_true": post, "post_norm_mistakes": _differing(mistakes.POST_NORM_08, i, post)}
+
+
+GPT2 = dict(D=768, H=12, T=1024, D_ff=3072)  # GPT-2 small: 768 features, 12 heads, context 1024, MLP 4 x 768
+
+
+def _count_values():
+    out = {}
+    for name, s in (("small", BOOK_SIZES), ("gpt2", GPT2)):
+        p = {k: v for k, v in s.items() if k != "T"}
+        out[f"parameters_{name}_true"] = ref.block_parameters(**p)
+        out[f"parameters_{name}_mistakes"] = _differing([mistakes.PARAMETERS_NO_LAYER_NORM], p,
+                                                        out[f"parameters_{name}_true"])
+        out[f"flops_{name}_true"] = ref.block_flops(**s)
+        out[f"flops_{name}_mistakes"] = _differing([mistakes.FLOPS_MLP_ONCE], s, out[f"flops_{name}_true"])
+    return out
+
+
+VALUES = {
+    "n08_layer_norm": _layer_norm_values,
+    "n08_mlp": _mlp_values,
+    "n08_block": _block_values,
+    "n08_counts": _count_values,
+}

@@ -1,0 +1,163 @@
+"""Notebook 09, a tiny transformer trained on a toy task (row convention): probes and check values."""
+import numpy as np
+
+from . import cases, mistakes, reference as ref
+from ..shared import tiny_transformer as tiny
+from ..shared.rounding import rounded
+from ...engine.protocol import Case, Probe, kernel_source
+
+N_FRESH = 3
+
+
+def _cross_entropy_cases(rng):
+    """The notebook's example, two fresh sizes, and one with logits of size 1000 (exp overflows there)."""
+    out = [Case("book", cases.book_09_cross_entropy())]
+    for large in (False, False, True):
+        i = cases.fresh_09_cross_entropy(rng, large)
+        out.append(Case("fresh", i, about=f"logits {i['logits'].shape}" + (", of size 1000" if large else "")))
+    return out
+
+
+def _adam_cases(rng):
+    out = [Case("book", cases.book_09_adam())]
+    for kind in ("first", "late", "hyper"):
+        i = cases.fresh_09_adam(rng, kind)
+        out.append(Case("fresh", i, about=f"shape {i['param'].shape}, t={i['t']}"
+                                          + (f", beta1={i['beta1']:g}, beta2={i['beta2']:g}, eps={i['eps']:g}"
+                                             if kind == "hyper" else "")))
+    return out
+
+
+def _train_step_cases(rng):
+    out = [Case("book", cases.book_09_train_step())]
+    for _ in range(N_FRESH):
+        i = cases.fresh_09_train_step(rng)
+        D = i["params"][0].shape[1]
+        out.append(Case("fresh", i, about=f"D={D}, {i['num_heads']} head(s), {len(i['tokens'])} sequence(s) of "
+                                          f"{i['tokens'].shape[1] // 2} digits, t={i['t']}"))
+    return out
+
+
+# train_step is called on copies of the parameters and moments, in dicts as the notebook keeps them; it reports
+# the loss, the new t and every array of the new state
+TRAIN_STEP_CALL = (
+    "(lambda p, s: [train_step(p, s, tokens, targets, weights, lr, num_heads), s['t']] + [p[n] for n in names]"
+    " + [s['m'][n] for n in names] + [s['v'][n] for n in names])("
+    "dict(zip(names, [a.copy() for a in params])), "
+    "{'t': t, 'm': dict(zip(names, [a.copy() for a in m])), 'v': dict(zip(names, [a.copy() for a in v]))})")
+TRAIN_STEP_OUTPUTS = (("loss", "adam_state['t']") + tuple(f"params[{n!r}]" for n in tiny.PARAMETERS)
+                      + tuple(f"adam_state['m'][{n!r}]" for n in tiny.PARAMETERS)
+                      + tuple(f"adam_state['v'][{n!r}]" for n in tiny.PARAMETERS))
+
+PROBES = {
+    "test_cross_entropy": Probe(
+        what="cross_entropy",
+        call="cross_entropy(logits, targets, weights)",
+        cases=_cross_entropy_cases,
+        reference=lambda i: list(ref.cross_entropy(i["logits"], i["targets"], i["weights"])),
+        outputs=("loss", "dlogits"),
+        kernel_reference=kernel_source("cross_entropy", ref.cross_entropy),
+        mistakes=mistakes.CROSS_ENTROPY_09,
+    ),
+    "test_adam_step": Probe(
+        what="adam_step",
+        call="adam_step(param, grad, m, v, t, lr, beta1=beta1, beta2=beta2, eps=eps)",
+        cases=_adam_cases,
+        reference=lambda i: list(ref.adam_step(i["param"], i["grad"], i["m"], i["v"], i["t"], i["lr"],
+                                               i["beta1"], i["beta2"], i["eps"])),
+        outputs=("param", "m", "v"),
+        kernel_reference=kernel_source("adam_step", ref.adam_step),
+        mistakes=mistakes.ADAM_09,
+    ),
+    "test_train_step": Probe(
+        what="train_step",
+        call=TRAIN_STEP_CALL,
+        cases=_train_step_cases,
+        reference=ref.train_step_result,
+        outputs=TRAIN_STEP_OUTPUTS,
+        uses={"cross_entropy": "test_cross_entropy", "adam_step": "test_adam_step"},
+        mistakes=mistakes.TRAIN_STEP_09,
+    ),
+    "test_trained_model": Probe(
+        what="the trained model",
+        call="[params[n] for n in names]",
+        cases=lambda rng: [Case("fresh", dict(cases.trained_09(rng), names=list(tiny.PARAMETERS)),
+                                about="500 sequences")],
+        reference=lambda i: ref.trained_parameters(),
+        judge=ref.judge_trained,
+        answers_repeat=True,
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _differing(shown, inputs, true):
+    """{what a check says: the mistake's value} for the mistakes that give another answer here."""
+    out = {}
+    for m in shown:
+        try:
+            value = m.compute(inputs)
+        except Exception:  # a mistake that cannot be made on these inputs
+            continue
+        if any(np.shape(a) != np.shape(b) or not np.allclose(a, b, equal_nan=True) for a, b in zip(value, true)):
+            out[m.said] = value
+    return out
+
+
+def _cross_entropy_values():
+    out = {}
+    for suffix, i in (("ce", cases.book_09_cross_entropy()),
+                      ("ce_large", dict(cases.book_09_cross_entropy(), logits=1000 * cases.book_09_cross_entropy()["logits"]))):
+        true = list(ref.cross_entropy(i["logits"], i["targets"], i["weights"]))
+        out.update({f"logits_{suffix}": i["logits"], f"targets_{suffix}": i["targets"], f"weights_{suffix}": i["weights"],
+                    f"{suffix}_true": true, f"{suffix}_mistakes": _differing(mistakes.CROSS_ENTROPY_09, i, true)})
+    del out["targets_ce_large"], out["weights_ce_large"]  # the same as the first example's
+    return out
+
+
+def _adam_values():
+    # The notebook computes with the inputs as written, to 10 digits of each array's largest entry, so
+    # the true values are computed from those: v's tiny entries (1e-12 of the rest) are written 0.
+    i = {name: rounded(value) if isinstance(value, np.ndarray) else value
+         for name, value in cases.book_09_adam().items()}
+    true = list(ref.adam_step(i["param"], i["grad"], i["m"], i["v"], i["t"], i["lr"]))
+    return {"param_adam": i["param"], "grad_adam": i["grad"], "m_adam": i["m"], "v_adam": i["v"], "t_adam": i["t"],
+            "lr_adam": i["lr"], "adam_true": true, "adam_mistakes": _differing(mistakes.ADAM_09, i, true)}
+
+
+STEP_SHOWN = ("W_q", "W_out")  # the arrays notebook 09's check of train_step compares, with the loss and t
+
+
+def _shown(report, names):
+    """{what: value} of a train_step report that the notebook's check compares."""
+    where = {n: k for k, n in enumerate(names)}
+    out = {"loss": report[0], "adam_state['t']": report[1]}
+    for n in STEP_SHOWN:
+        k = where[n]
+        out[f"params[{n!r}]"] = report[2 + k]
+        out[f"adam_state['m'][{n!r}]"] = report[2 + len(names) + k]
+        out[f"adam_state['v'][{n!r}]"] = report[2 + 2 * len(names) + k]
+    return out
+
+
+def _train_step_values():
+    """The true values of the check's items, and for each mistake the items it gets wrong (only those)."""
+    i = cases.book_09_train_step()
+    true = _shown(ref.train_step_result(i), i["names"])
+    wrong = {}
+    for m in mistakes.TRAIN_STEP_09:
+        with np.errstate(all="ignore"):
+            said = _shown(m.compute(i), i["names"])
+        differ = {k: v for k, v in said.items() if np.shape(v) != np.shape(true[k])
+                  or not np.allclose(v, true[k], equal_nan=True)}
+        if differ:
+            wrong[m.said] = differ
+    return {"train_step_true": true, "train_step_mistakes": wrong}
+
+
+VALUES = {
+    "n09_cross_entropy": _cross_entropy_values,
+    "n09_adam": _adam_values,
+    "n09_train_step": _train_step_values,
+}

@@ -1,0 +1,58 @@
+"""Inputs that two or more notebooks use: the book's parameter names and its 12.1 case, and fresh sizes for it."""
+import numpy as np
+
+
+# Fresh sizes avoid the book's own (D=4, N=3), so an answer that leans on the
+# notebook's globals or on the book's printed numbers cannot pass by chance, and
+# D=2 (where dividing by D equals dividing by the book's sqrt(4)). N=4 is left out
+# too (dividing by sqrt(N) would equal the book's sqrt(D)), and N never equals D
+# (fresh_12_1 sees to it): a result transposed, or scaled by the number of tokens,
+# then differs from the right one in shape or in value.
+FRESH_D = (3, 5, 6, 7)
+FRESH_N = (5, 6, 7)
+PARAMETERS = ("omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+
+
+def book_12_1():
+    """Book notebook 12.1: N=3 tokens of size D=4 (seed 3), then the parameters (seed 0)."""
+    N, D = 3, 4
+    np.random.seed(3)
+    all_x = [np.random.normal(size=(D, 1)) for _ in range(N)]
+    np.random.seed(0)
+    omega_q = np.random.normal(size=(D, D))
+    omega_k = np.random.normal(size=(D, D))
+    omega_v = np.random.normal(size=(D, D))
+    beta_q = np.random.normal(size=(D, 1))
+    beta_k = np.random.normal(size=(D, 1))
+    beta_v = np.random.normal(size=(D, 1))
+    return dict(N=N, D=D, all_x=all_x, X=np.hstack(all_x),
+                omega_v=omega_v, omega_q=omega_q, omega_k=omega_k,
+                beta_v=beta_v, beta_q=beta_q, beta_k=beta_k)
+
+
+def fresh_12_1(rng, D=None, N=None):
+    """Inputs like the book's, of another size, drawn from `rng`.
+
+    Weights have standard deviation 1/sqrt(D), not the book's 1: the attention is
+    then far from saturated, so a softmax over the wrong axis or a wrong scale
+    changes the result visibly instead of hiding behind weights of 0 and 1.
+    """
+    if N is None:
+        D = int(rng.choice(FRESH_D)) if D is None else D
+        N = int(rng.choice([n for n in FRESH_N if n != D]))
+    elif D is None:
+        D = int(rng.choice([d for d in FRESH_D if d != N]))
+    X = rng.normal(size=(D, N))
+    params = {name: rng.normal(scale=1 / np.sqrt(D), size=(D, D)) if name.startswith("omega")
+              else rng.normal(scale=0.5, size=(D, 1)) for name in PARAMETERS}
+    return dict(N=N, D=D, all_x=[X[:, [n]] for n in range(N)], X=X, **params)
+
+
+def other_12_1():
+    """The notebooks' second example (D=5, N=3): a fixed draw of other sizes, for the checks a student sees."""
+    return fresh_12_1(np.random.default_rng(2024), D=5, N=3)
+
+
+def only(inputs, names):
+    """The entries of `inputs` that a probe passes on."""
+    return {name: inputs[name] for name in names}
