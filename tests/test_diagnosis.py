@@ -64,13 +64,20 @@ def grade_in_process(assignment, edits, seed=0):
                 cases = probe.cases(np.random.default_rng(seed))
                 swap = {n: probes[p].kernel_reference for n, p in probe.uses.items()
                         if p in probes and probes[p].kernel_reference}
-                source = protocol.probe_source(probe, cases, solutions.get(probe.cell, ""), swap)
-                shown.clear()
-                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                    shell.run_cell(source, store_history=False)
-                outputs = [{"output_type": "display_data", "data": obj} for obj in shown]
+
+                def run_probe(source):
+                    shown.clear()
+                    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                        shell.run_cell(source, store_history=False)
+                    return [{"output_type": "display_data", "data": obj} for obj in shown]
+
+                cell_source = solutions.get(probe.cell, "")
+                outputs = run_probe(protocol.probe_source(probe, cases, cell_source))
+                # The grader judges with the course's helpers in a kernel of its own; here, in this one,
+                # which the probe puts back as it was.
+                judge = (lambda: run_probe(protocol.probe_source(probe, cases, cell_source, swap))) if swap else None
                 helpers = {n: done.get(p) for n, p in probe.uses.items()}
-                v = protocol.verdict(probe, cases, outputs, float(cell.metadata.nbgrader["points"]), helpers)
+                v = protocol.verdict(probe, cases, outputs, float(cell.metadata.nbgrader["points"]), helpers, judge)
                 verdicts[grade_id] = done[grade_id] = (probe.what, v)
                 continue
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

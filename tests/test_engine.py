@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.course import PROBES
 from grader.engine import parallel, report
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
@@ -42,13 +43,13 @@ def test_probes_draw_from_the_secret_the_student_and_the_notebook(monkeypatch, t
         _, resources = InjectProbes().preprocess(nbformat.from_dict(nb), resources)
         sealed = resources["sealed_probes"]
         assert sealed, "no probe was injected"
-        for grade_id, (probe, cases, _) in sealed.items():
+        for grade_id, (probe, cases, *_) in sealed.items():
             expected = probe.cases(probe_rng("12345", student, "01_self_attention", "01_self_attention", grade_id,
                                              submitted_code(nb)))
             for got, want in zip(cases, expected):
                 for name in want.inputs:
                     assert str(got.inputs[name]) == str(want.inputs[name])
-        drawn.setdefault(student, []).append(repr([c.inputs for _, cs, _ in sealed.values() for c in cs]))
+        drawn.setdefault(student, []).append(repr([c.inputs for _, cs, *_ in sealed.values() for c in cs]))
     assert drawn["ada"][0] == drawn["ada"][1]   # graded again: the same inputs
     assert drawn["ada"][0] != drawn["bob"][0]   # another student: other inputs
     # The same student hands in again with one character of code changed: other inputs, so inputs
@@ -59,8 +60,30 @@ def test_probes_draw_from_the_secret_the_student_and_the_notebook(monkeypatch, t
     resources = {"nbgrader": {"notebook": "01_self_attention", "assignment": "01_self_attention",
                               "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
     _, resources = InjectProbes().preprocess(changed, resources)
-    again = repr([c.inputs for _, cs, _ in resources["sealed_probes"].values() for c in cs])
+    again = repr([c.inputs for _, cs, *_ in resources["sealed_probes"].values() for c in cs])
     assert again != drawn["ada"][0]
+
+
+@pytest.mark.parametrize("assignment", sorted(PROBES))
+def test_the_course_helpers_are_only_in_the_judgement_never_in_the_students_kernel(assignment, tmp_path):
+    """A part that calls another graded part is judged with the course's helper in a kernel of its own
+    (SealVerdicts.judge): the notebook the student's kernel runs holds no helper's source."""
+    nb = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    resources = {"nbgrader": {"notebook": assignment, "assignment": assignment, "student": "ada",
+                              "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
+    injected, resources = InjectProbes().preprocess(nbformat.from_dict(nb), resources)
+    helpers = {probe.kernel_reference for probe in PROBES[assignment].values() if probe.kernel_reference}
+    def forms(text):  # as written, as a JSON string, and as JSON inside JSON (how a probe carries its request)
+        once = json.dumps(text)[1:-1]
+        return text, once, json.dumps(once)[1:-1]
+
+    ran = "\n".join(c.source for c in injected.cells)
+    judged = [judgement for *_, judgement in resources["sealed_probes"].values() if judgement]
+    assert not any(form in ran for helper in helpers for form in forms(helper))
+    uses = [p for p in PROBES[assignment].values()
+            if any(PROBES[assignment][u].kernel_reference for u in p.uses.values() if u in PROBES[assignment])]
+    assert len(judged) == len(uses)
+    assert all(any(form in j for h in helpers for form in forms(h)) for j in judged)
 
 
 def test_the_secret_is_made_once_and_kept_private(monkeypatch, tmp_path):
@@ -304,7 +327,7 @@ def test_nothing_a_forked_kernel_writes_reaches_the_graders_terminal(tmp_path):
 def test_every_output_type_is_capped_per_cell():
     """30 MB of display data, of results and of HTML in one cell each: the grading process keeps at most
     its limit of each cell, with a note, and the next cell runs as usual."""
-    from grader.engine.nbgrader_plugin import SurviveKernelDeath
+    from grader.engine.parallel import SurviveKernelDeath
     limit = SurviveKernelDeath.output_limit
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(

@@ -246,14 +246,28 @@ ROWS_SOFTMAX = "def softmax_cols(a):\n  e = np.exp(a - a.max(axis=1, keepdims=Tr
 
 
 def run_with_helpers(probe, kernel, helpers_of, monkeypatch, seed=0):
-    """Run `probe` as the grader does when its helpers have their kernel references: two passes."""
+    """Run `probe` as the grader does when its helpers have their kernel references: the student's kernel
+    gets the probe alone; the judgement, with the course's helpers, runs in a kernel of its own that the
+    grader throws away (here the same globals, which the probe puts back as they were). Returns cases,
+    outputs, judge."""
     cases = probe.cases(np.random.default_rng(seed))
     swap = {name: helpers_of[part].kernel_reference for name, part in probe.uses.items()}
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
-    with pytest.raises(RuntimeError, match="awaiting the grader"):
-        exec(protocol.probe_source(probe, cases, "", swap), kernel)
-    return cases, [{"output_type": "display_data", "data": obj} for obj in shown]
+
+    def outputs_of(source, space):
+        shown = []
+        monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+        with pytest.raises(RuntimeError, match="awaiting the grader"):
+            exec(source, space)
+        return [{"output_type": "display_data", "data": obj} for obj in shown]
+
+    judged = []
+    outputs = outputs_of(protocol.probe_source(probe, cases, ""), kernel)
+
+    def judge():
+        judged.append(probe.what)
+        return outputs_of(protocol.probe_source(probe, cases, "", swap), kernel)
+    assert "with_reference" not in outputs[0]["data"][protocol.MIME]
+    return cases, outputs, judge
 
 
 def _helper_verdict(probe, kernel, monkeypatch):
@@ -266,10 +280,11 @@ def test_a_part_whose_only_fault_is_a_wrong_helper_keeps_its_marks(monkeypatch):
     exec("import numpy as np\n" + ROWS_SOFTMAX + SCALED_RIGHT, kernel)
     helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
     assert helper[1].score == 0
-    cases, outputs = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
-    alone = verdict(SCALED, cases, outputs, 3)  # no helper verdicts known: marked as it runs
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    assert verdict(SCALED, cases, outputs, 3).score == 0  # no judgement asked for: marked as it runs
+    alone = verdict(SCALED, cases, outputs, 3, judge=judge)  # no helper verdicts known: marked as it runs
     assert alone.score == 0 and alone.finding == "helper" and "right with the course's softmax_cols" in alone.message
-    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper})
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, judge)
     assert v.score == 3 and "right once your softmax_cols is fixed" in v.message
     assert kernel["softmax_cols"].__code__.co_consts != ()  # the student's own function is put back
 
@@ -278,9 +293,31 @@ def test_a_part_with_its_own_mistake_and_a_wrong_helper_is_marked_on_its_own_mis
     kernel = {"np": np}
     exec("import numpy as np\n" + ROWS_SOFTMAX + SCALED_RIGHT.replace(" / np.sqrt(Q.shape[0])", ""), kernel)
     helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
-    cases, outputs = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
-    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper})
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, judge)
     assert v.score == 0 and v.mistake == "no scaling" and "in place of yours" in v.message
+
+
+def test_the_judgement_is_asked_for_only_when_the_part_is_wrong_and_a_forged_one_is_not_read(monkeypatch):
+    cols_softmax = "def softmax_cols(a):\n  e = np.exp(a - a.max(axis=0))\n  return e / e.sum(axis=0)\n"
+    kernel = {"np": np}
+    exec("import numpy as np\n" + cols_softmax + SCALED_RIGHT, kernel)
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    asked = []
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": None}, lambda: asked.append(1) or judge())
+    assert v.score == 3 and not asked  # right as it runs: no second kernel
+
+    exec(ROWS_SOFTMAX, kernel)
+    helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    judged = judge()[0]["data"][protocol.MIME]["with_reference"]
+    # A kernel that writes its own "with_reference" into its report gains nothing from it.
+    forged = [dict(o, data={protocol.MIME: dict(o["data"][protocol.MIME], with_reference=judged)}) for o in outputs]
+    assert verdict(SCALED, cases, forged, 3, {"softmax_cols": helper}).score == 0
+    assert verdict(SCALED, cases, forged, 3, {"softmax_cols": helper}, judge).score == 3
+    # A judgement that fails (a kernel that could not start, a report that cannot be read) attributes nothing.
+    for broken in (lambda: [], lambda: 1 / 0, lambda: [{"output_type": "display_data", "data": {protocol.MIME: {}}}]):
+        assert verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, broken).score == 0
 
 
 def test_a_function_that_overwrites_its_argument_is_caught(monkeypatch):

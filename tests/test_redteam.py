@@ -8,6 +8,7 @@ reaches a returned notebook.
 """
 import contextlib
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -260,6 +261,40 @@ def test_no_attack_marker_reaches_a_returned_notebook(run):
     assert not found, found
 
 
+def _helper_texts():
+    """Lines of every helper the grader puts in place of a student's (Probe.kernel_reference) that no
+    student's own code holds: its docstring's lines."""
+    import ast
+    from grader.course import PROBES
+    texts = set()
+    for probes in PROBES.values():
+        for probe in probes.values():
+            if probe.kernel_reference:
+                for node in ast.walk(ast.parse(probe.kernel_reference)):
+                    if isinstance(node, ast.FunctionDef) and ast.get_docstring(node):
+                        texts |= {line.strip() for line in ast.get_docstring(node).splitlines() if len(line.strip()) > 25}
+    return texts
+
+
+def test_no_course_helper_reaches_a_returned_notebook_or_the_log(run):
+    """The course's helpers are put in place of a student's only in a kernel the grader throws away: none of
+    their text is in any output of a returned notebook, its feedback or the log, whatever the kernel kept."""
+    texts = _helper_texts()
+    assert len(texts) >= 5, texts
+    kept = [e for e in ENTRIES if e.name.startswith("rt_keeps_helpers")]
+    assert len(kept) >= 2
+    found = []
+    for e in kept:
+        page = _feedback(run, e.name, e.assignment)
+        found += [f"{e.name} feedback: {t[:60]}" for t in texts if t in page]
+    for path in (run.ctx.course / "autograded").glob("*/*/*.ipynb"):
+        nb = nbformat.read(str(path), as_version=4)
+        text = json.dumps([c.get("outputs", []) for c in nb.cells])
+        found += [f"{path.parent.parent.name}: {t[:60]}" for t in texts if json.dumps(t)[1:-1] in text]
+    found += [f"log: {t[:60]}" for t in texts if t in "\n".join(run.log) + run.terminal]
+    assert not found, found
+
+
 def test_nothing_a_student_started_outlives_grading(run):
     assert not run.survivors, f"processes still running after grading: {run.survivors}"
 
@@ -270,11 +305,11 @@ def test_nothing_a_kernel_writes_reaches_the_graders_terminal(run):
     assert "\x1b]0;" not in run.terminal and "\x1b[2J" not in run.terminal
 
 
-def _feedback(run, student):
+def _feedback(run, student, assignment=A01):
     nbgrader = Path(sys.executable).with_name("nbgrader")
-    subprocess.run([str(nbgrader), "generate_feedback", A01, "--student", student, "--force"], cwd=run.ctx.course,
-                   check=True, capture_output=True)
-    return next((run.ctx.course / "feedback" / student / A01).glob("*.html")).read_text()
+    subprocess.run([str(nbgrader), "generate_feedback", assignment, "--student", student, "--force"],
+                   cwd=run.ctx.course, check=True, capture_output=True)
+    return next((run.ctx.course / "feedback" / student / assignment).glob("*.html")).read_text()
 
 
 def test_feedback_and_the_report_carry_nothing_active_from_a_submission(run):

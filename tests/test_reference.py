@@ -267,3 +267,58 @@ def test_the_course_trains_the_tiny_model_above_99_percent_in_its_200_steps():
     untrained = tiny.init_model(np.random.default_rng(tiny.TRAINING["seed"]))
     assert ref09.judge_trained(fresh, [untrained[n] for n in tiny.PARAMETERS])[0] == 0.0
 
+
+
+# ---- notebook 07: a backward pass, not finite differences (issue 25)
+
+def _central(f, X, h):
+    X = np.asarray(X, dtype=float)
+    grad = np.zeros_like(X)
+    for i in np.ndindex(X.shape):
+        plus, minus = X.copy(), X.copy()
+        plus[i] += h
+        minus[i] -= h
+        grad[i] = (f(plus) - f(minus)) / (2 * h)
+    return grad
+
+
+def _finite_differences_07(part, i, h):
+    """What a student who writes `part` as central differences of the notebook's forward functions returns."""
+    if part == "test_softmax_backward":
+        return _central(lambda S: np.sum(shared_ref.softmax_cols(S) * i["dA"]), np.log(i["A"]), h)
+    if part == "test_attention_backward":
+        names = ("X",) + shared_cases.PARAMETERS
+        return [_central(lambda v, n=n: ref07.attention_loss(*[v if m == n else i[m] for m in names], i["dX_prime"]),
+                         i[n], h) for n in names]
+    params = cases07.mha_params_07(i)
+    loss = lambda x, p: ref07.mha_loss(x, p, i["num_heads"], i["dout"])  # noqa: E731
+    return [_central(lambda x: loss(x, params), i["x"], h)] + [
+        _central(lambda w, n=n: loss(i["x"], dict(params, **{n: w})), params[n], h) for n in ref07.MHA_GRADIENTS]
+
+
+@pytest.mark.parametrize("part", ["test_softmax_backward", "test_attention_backward", "test_mha_backward"])
+def test_central_differences_at_any_step_fall_short_of_the_precision_07_asks_for(part):
+    """Every case of 07's backward parts, fresh ones from two draws: central differences at any step from 1e-3
+    to 1e-7 pass the course's tolerance but miss the part's precision, and so does the reference in float32.
+    (Right answers written other ways keep full marks: tests/students/nb07.py.)"""
+    from grader.course import PROBES
+    from grader.engine import protocol
+    probe = PROBES["07_attention_backprop"][part]
+    assert probe.precision == 1e-12
+    best = []
+    for seed in (0, 1):
+        for case in probe.cases(np.random.default_rng(seed)):
+            want = probe.reference(case.inputs)
+            for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
+                fd = _finite_differences_07(part, case.inputs, h)
+                assert protocol.compare(fd if isinstance(want, list) else fd, want) is None or h >= 1e-3
+                why = protocol._imprecise(fd, want, probe.precision)
+                assert why is not None and why.startswith(protocol.IMPRECISE), (seed, case.about, h)
+                best.append(float(why.split()[len(protocol.IMPRECISE.split())]))
+            wants = want if isinstance(want, list) else [want]
+            assert protocol._imprecise(want, want, probe.precision) is None
+            low = [np.asarray(w, dtype=np.float32) for w in wants]
+            why = protocol._imprecise(low if isinstance(want, list) else low[0], want, probe.precision)
+            assert why is not None and "float32" in why
+            assert 1e-9 < float(why.split()[len(protocol.IMPRECISE.split())]) < 1e-6  # "about 1e-7", as 07 says
+    assert min(best) > 5 * probe.precision  # the closest central differences came, with room to spare

@@ -30,14 +30,14 @@ import jsonschema
 import nbformat
 import numpy as np
 from nbgrader import utils
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import (CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds,
                                     NbGraderPreprocessor, OverwriteCells, OverwriteKernelspec)
 
-from . import protocol
+from . import parallel, protocol
+from .parallel import SurviveKernelDeath
 from .courseware import course
 
 SEED_VARIABLE = "COURSE_GRADING_SEED"  # the secret, given outright (tests; reproducing a run elsewhere)
@@ -162,10 +162,12 @@ class InjectProbes(NbGraderPreprocessor):
             cell_source = ""
             if probe.cell:
                 cell_source = solutions.get(probe.cell, f"raise NameError('the cell {probe.cell} is missing')")
-            sealed[grade_id] = (probe, cases, visible_source(cell))
             swap = {name: probes[part].kernel_reference for name, part in probe.uses.items()
                     if part in probes and probes[part].kernel_reference}
-            cell.source = protocol.probe_source(probe, cases, cell_source, swap)
+            shown = visible_source(cell)
+            cell.source = protocol.probe_source(probe, cases, cell_source)  # never the course's helpers
+            judgement = protocol.probe_source(probe, cases, cell_source, swap) if swap else None
+            sealed[grade_id] = (probe, cases, shown, cell.source, judgement)
         return nb, resources
 
 
@@ -176,15 +178,18 @@ class SealVerdicts(NbGraderPreprocessor):
         sealed = resources.pop("sealed_probes", {})
         untouched = resources.pop("untouched_parts", set())
         done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
+        ran = [(c.metadata.nbgrader["grade_id"] if is_test_cell(c) and c.metadata.nbgrader["grade_id"] in sealed
+                else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
-            probe, cases, shown = sealed[grade_id]
+            probe, cases, shown, _, judgement = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
+            judge = functools.partial(self.judge, ran, grade_id, judgement, resources) if judgement else None
             try:
-                v = protocol.verdict(probe, cases, cell.outputs, points, helpers)
+                v = protocol.verdict(probe, cases, cell.outputs, points, helpers, judge)
             except Exception:  # whatever a report holds, it costs its own part only, never the notebook
                 self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
                                  grade_id, traceback.format_exc(limit=3))
@@ -203,6 +208,28 @@ class SealVerdicts(NbGraderPreprocessor):
                                                    "mistake": v.mistake, "message": v.message,
                                                    "finding": v.finding}}
         return nb, resources
+
+
+    def judge(self, ran, grade_id, judgement, resources):
+        """The outputs of part `grade_id`'s probe with the course's helpers in place (`judgement`), run after
+        the student's cells up to it in a kernel started for this alone and thrown away: the student's code
+        may keep the helpers there, but nothing of that kernel is shown, stored or run again. [] if it failed."""
+        cells = []
+        for part, source in ran:
+            if part == grade_id:
+                cells.append(nbformat.v4.new_code_cell(judgement))
+                break
+            cells.append(nbformat.v4.new_code_cell(source))
+        nb = nbformat.v4.new_notebook(cells=cells)
+        timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
+        mode = parallel.kernel_mode(os.environ.get("COURSE_UNSANDBOXED") == "1")
+        result = parallel.execute({"notebook": json.dumps(nb), "timeout": timeout,
+                                   "notebook_timeout": 10 * timeout, "mode": mode})
+        if "notebook" not in result:
+            self.log.warning("%s: %s could not be judged with the course's helpers: %s",
+                             resources["nbgrader"]["notebook"], grade_id, result.get("error"))
+            return []
+        return nbformat.v4.reads(result["notebook"]).cells[-1].outputs
 
 
 class FeedbackStyle(CSSHTMLHeaderPreprocessor):
@@ -368,76 +395,3 @@ class CheckCellMetadataQuickly(CheckCellMetadata):
 # notebook is then not graded at all. A deleted test cell scores zero instead: see grade.py.)
 SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadataQuickly]
 
-
-MAX_OUTPUT_DEPTH = 64  # levels of JSON in one output message; a figure or a table needs a handful
-
-
-def _nested_deeper(value, limit):
-    """True when lists and dicts nest more than `limit` deep in value (looked at without recursion)."""
-    todo = [(value, 0)]
-    while todo:
-        item, depth = todo.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            todo.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            todo.extend((v, depth + 1) for v in item)
-    return False
-
-
-class SurviveKernelDeath:
-    """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading.
-
-    nbclient raises DeadKernelError (os._exit, a segfault) or CellTimeoutError (a cell that
-    ignores the interrupt), and nbgrader then records nothing for the notebook. Here that
-    cell gets an error output saying so, the cells after it are left unrun (their probes
-    report nothing: zero), and what ran before counts.
-    """
-
-    # Characters of output one cell keeps, of every type (streams, displays, results, errors): past it the
-    # grading process drops what comes, with a note. A probe's report is far smaller.
-    output_limit = 10 * 2**20
-
-    def preprocess(self, nb, resources, *args, **kwargs):
-        self._kernel_died = False
-        self._output_kept = {}
-        return super().preprocess(nb, resources, *args, **kwargs)
-
-    def output(self, outs, msg, display_id, cell_index):
-        content = msg.get("content") or {}
-        if _nested_deeper(content, MAX_OUTPUT_DEPTH):
-            # nbformat builds and writes notebooks recursively: 800 levels of JSON would take the whole
-            # notebook down with a RecursionError, not this output alone
-            outs.append(nbformat.v4.new_output(
-                "stream", name="stdout", text=f"\n[output dropped: nested more than {MAX_OUTPUT_DEPTH} deep]\n"))
-            return None
-        size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in (content.get("data") or {}).values())
-        size += len(str(content.get("text") or "")) + sum(len(str(line)) for line in content.get("traceback") or [])
-        kept = self._output_kept.get(cell_index, 0)
-        self._output_kept[cell_index] = kept + size
-        if kept + size > self.output_limit:
-            if kept <= self.output_limit:
-                outs.append(nbformat.v4.new_output(
-                    "stream", name="stdout", text=f"\n[output cut: more than {self.output_limit} characters in one cell]\n"))
-            return None
-        return super().output(outs, msg, display_id, cell_index)
-
-    def preprocess_cell(self, cell, resources, index):
-        if self._kernel_died:
-            return cell, resources
-        try:
-            if cell.cell_type == "code" and cell.source.startswith(protocol.PROBE_HEADER):
-                # A probe runs outside the kernel's history: its source, which holds its inputs, never
-                # enters In, _ih or Out, where a later cell could print it into the feedback.
-                self._check_assign_resources(resources)
-                return self.execute_cell(cell, index, store_history=False), self.resources
-            return super().preprocess_cell(cell, resources, index)
-        except (DeadKernelError, CellTimeoutError) as e:
-            self._kernel_died = True
-            what = ("the kernel died while running this cell" if isinstance(e, DeadKernelError) else
-                    "this cell did not stop when interrupted after its time limit")
-            cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="KernelStopped", evalue=what,
-                traceback=[f"KernelStopped: {what}; nothing after it ran"]))
-            return cell, resources

@@ -23,7 +23,9 @@ import os
 import threading
 
 import nbformat
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+from . import protocol
 from .sandbox_policy import RUNTIME_VARIABLE
 
 # How a worker starts kernels. SANDBOXED is decided on the worker itself (a Dask worker
@@ -37,7 +39,6 @@ def kernel_mode(unsandboxed=False):
 
 def executor_class(mode):
     """nbgrader's Execute for this mode, where a dying kernel ends the notebook's run, not its grading."""
-    from .nbgrader_plugin import SurviveKernelDeath
     base = _execute_class(mode)
     return type(base.__name__, (SurviveKernelDeath, base), {})
 
@@ -137,3 +138,79 @@ class Pool:
 def default_workers():
     """One more than the cores: a notebook waits on its kernel now and then, and another fills the gap."""
     return (os.cpu_count() or 1) + 1
+
+
+# ------------------------------------------------------------------ one notebook's run survives its kernel
+
+MAX_OUTPUT_DEPTH = 64  # levels of JSON in one output message; a figure or a table needs a handful
+
+
+def _nested_deeper(value, limit):
+    """True when lists and dicts nest more than `limit` deep in value (looked at without recursion)."""
+    todo = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            todo.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            todo.extend((v, depth + 1) for v in item)
+    return False
+
+
+class SurviveKernelDeath:
+    """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading.
+
+    nbclient raises DeadKernelError (os._exit, a segfault) or CellTimeoutError (a cell that
+    ignores the interrupt), and nbgrader then records nothing for the notebook. Here that
+    cell gets an error output saying so, the cells after it are left unrun (their probes
+    report nothing: zero), and what ran before counts.
+    """
+
+    # Characters of output one cell keeps, of every type (streams, displays, results, errors): past it the
+    # grading process drops what comes, with a note. A probe's report is far smaller.
+    output_limit = 10 * 2**20
+
+    def preprocess(self, nb, resources, *args, **kwargs):
+        self._kernel_died = False
+        self._output_kept = {}
+        return super().preprocess(nb, resources, *args, **kwargs)
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content") or {}
+        if _nested_deeper(content, MAX_OUTPUT_DEPTH):
+            # nbformat builds and writes notebooks recursively: 800 levels of JSON would take the whole
+            # notebook down with a RecursionError, not this output alone
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stdout", text=f"\n[output dropped: nested more than {MAX_OUTPUT_DEPTH} deep]\n"))
+            return None
+        size = sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in (content.get("data") or {}).values())
+        size += len(str(content.get("text") or "")) + sum(len(str(line)) for line in content.get("traceback") or [])
+        kept = self._output_kept.get(cell_index, 0)
+        self._output_kept[cell_index] = kept + size
+        if kept + size > self.output_limit:
+            if kept <= self.output_limit:
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="stdout", text=f"\n[output cut: more than {self.output_limit} characters in one cell]\n"))
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def preprocess_cell(self, cell, resources, index):
+        if self._kernel_died:
+            return cell, resources
+        try:
+            if cell.cell_type == "code" and cell.source.startswith(protocol.PROBE_HEADER):
+                # A probe runs outside the kernel's history: its source, which holds its inputs, never
+                # enters In, _ih or Out, where a later cell could print it into the feedback.
+                self._check_assign_resources(resources)
+                return self.execute_cell(cell, index, store_history=False), self.resources
+            return super().preprocess_cell(cell, resources, index)
+        except (DeadKernelError, CellTimeoutError) as e:
+            self._kernel_died = True
+            what = ("the kernel died while running this cell" if isinstance(e, DeadKernelError) else
+                    "this cell did not stop when interrupted after its time limit")
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename="KernelStopped", evalue=what,
+                traceback=[f"KernelStopped: {what}; nothing after it ran"]))
+            return cell, resources

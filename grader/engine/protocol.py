@@ -92,6 +92,12 @@ class Probe:
     # case's decoded result, used in place of comparing with `reference` (notebook 09 judges a trained
     # model by its accuracy on fresh sequences; `reference` is then one right answer, for the tests).
     judge: Callable[[dict, Any], tuple] = None
+    # When > 0, a result right within the course's tolerance must also agree with the reference to this
+    # fraction of the largest entry of its result (all its arrays together), and `precision_hint` says
+    # what to do when it does not. Notebook 07's backward passes: a gradient derived with the chain rule
+    # and computed in float64 agrees to about 1e-15; central differences, at any step, reach 1e-11 at best.
+    precision: float = 0.0
+    precision_hint: str = ""
 
 
 # --------------------------------------------------------------------------
@@ -215,9 +221,9 @@ def __course_probe(request):
                 else:
                     kernel[name] = old
 
-    results = [run(case, {}) for case in request["cases"]]
-    report = {"results": results}
-    if request["swap"]:
+    if not request["swap"]:
+        report = {"results": [run(case, {}) for case in request["cases"]]}
+    else:  # a judgement kernel, forked for this alone and thrown away after (see `verdict`'s judge)
         try:
             swap = {}
             for name, source in request["swap"].items():
@@ -226,8 +232,7 @@ def __course_probe(request):
                 swap[name] = space[name]
         except Exception:
             swap = None  # the course's helper cannot be made here: the part is marked as the notebook runs it
-        if swap:
-            report["with_reference"] = [run(case, swap) for case in request["cases"]]
+        report = {"with_reference": [run(case, swap) for case in request["cases"]] if swap else None}
     display({"%(mime)s": report}, raw=True)
 '''
 
@@ -346,9 +351,33 @@ def _read(probe, cases, results):
             share, said = probe.judge(case.inputs, value)
             reasons.append(None if share >= 1 else said)
         else:
-            reasons.append(compare(value, want, probe.outputs or None, exact=probe.exact_shape))
+            why = compare(value, want, probe.outputs or None, exact=probe.exact_shape)
+            if why is None and probe.precision:
+                why = _imprecise(value, want, probe.precision)
+            reasons.append(why)
         changed.append(_changed_in_place(case.inputs, result.get("after")))
     return got, reasons, changed
+
+
+IMPRECISE = "close, but only to"
+
+
+def _imprecise(got, want, precision):
+    """None when every array of `got` is within `precision` of the largest entry of `want` (all its arrays
+    together), else a reason starting with IMPRECISE; float32 or float16 results say so."""
+    gots = got if isinstance(got, list) else [got]
+    wants = want if isinstance(want, list) else [want]
+    scale = max((float(np.max(np.abs(np.asarray(w, dtype=np.float64)))) for w in wants if np.size(w)), default=0.0)
+    worst, low = 0.0, False
+    for g, w in zip(gots, wants):
+        g = np.asarray(g)
+        low = low or g.dtype in (np.float32, np.float16)
+        diff = np.abs(np.asarray(g, dtype=np.float64).reshape(np.shape(w)) - np.asarray(w, dtype=np.float64))
+        worst = max(worst, float(np.max(diff)) if diff.size else 0.0)
+    off = worst / scale if scale else worst
+    if off <= precision:
+        return None
+    return f"{IMPRECISE} {off:.0e} of its largest entry" + (" (it is computed in float32)" if low else "")
 
 
 def _changed_in_place(inputs, after):
@@ -386,12 +415,17 @@ def _quotable(error):
     return error
 
 
-def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None) -> Verdict:
+def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
+            judge: Callable[[], list] = None) -> Verdict:
     """Mark what the kernel reported for `cases` against the reference.
 
     `helpers` is {kernel name: (what, Verdict)} for the graded parts this one calls (`Probe.uses`):
     when one of them lost marks, this part is marked on its run with the course's version of that
-    helper, so one mistake costs marks once.
+    helper, so one mistake costs marks once. That run is `judge()`: the outputs of the probe made with
+    `swap` (probe_source), run where nothing the student's code keeps can be used or shown afterwards
+    (the grader runs the notebook again in a kernel of its own and throws it away). It is asked for only
+    when the part is wrong as the notebook runs it; the course's helpers never enter the student's kernel,
+    and a `with_reference` in that kernel's own report is not read.
     """
     what = probe.what
     reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
@@ -405,13 +439,13 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
         report = reported[0]["data"][MIME]
         results = report["results"]
         assert isinstance(results, list) and len(results) == len(cases)
-        with_reference = report.get("with_reference")
-        if with_reference is not None:
-            assert isinstance(with_reference, list) and len(with_reference) == len(cases)
     except (KeyError, TypeError, AssertionError):
         return Verdict(0.0, points, f"{what}: not graded, the probe's report is malformed", finding="reported")
 
     got, reasons, changed = _read(probe, cases, results)
+    with_reference = None
+    if judge is not None and not all(why is None for why in reasons):
+        with_reference = _with_reference(judge, cases)
     if all(why is None for why in reasons) or with_reference is None:
         return _marked(probe, cases, got, reasons, changed, points)
 
@@ -439,6 +473,19 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
                                         f"{names} in place of yours: {yours} wrong on the inputs this part "
                                         "gives it (other shapes or sizes?)", v.mistake, "helper")
     return v
+
+
+def _with_reference(judge, cases):
+    """The results of the judgement run (the course's helpers in place), or None when it gave none."""
+    try:
+        outputs = judge() or []
+        reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
+        with_reference = reported[0]["data"][MIME]["with_reference"] if len(reported) == 1 else None
+        if isinstance(with_reference, list) and len(with_reference) == len(cases):
+            return with_reference
+    except Exception:  # a judgement that failed in any way attributes nothing: the part is marked as it ran
+        pass
+    return None
 
 
 def _listing(words):
@@ -489,6 +536,12 @@ def _marked(probe, cases, got, reasons, changed, points):
                            CHANGED, "named")
         return Verdict(points, points, f"{what}: right on the book's case and on "
                                        f"{sum(c.label == 'fresh' for c in cases)} fresh inputs")
+    wrong = [why for why in reasons if why is not None]
+    if probe.precision and all(why.startswith(IMPRECISE) for why in wrong):
+        # Right to the course's tolerance everywhere, but not to the precision the part asks for.
+        worst = max(wrong, key=lambda why: float(why.split()[len(IMPRECISE.split())]))
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}: {worst}. {probe.precision_hint}",
+                       finding="precision")
     mistake = _recognised(probe, cases, got, reasons)
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")

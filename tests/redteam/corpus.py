@@ -17,9 +17,10 @@ import nbformat
 from tests.sample_class import submission
 from tests.students import Student
 from tests.students.nb02 import A02, STUDENTS as STUDENTS_02
+from tests.students.nb07 import A07, STUDENTS as STUDENTS_07
 from tests.students.nb09 import A09, FULL_09
 
-from . import (A01, CANARY, FULL_01, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
+from . import (A01, CANARY, FULL_01, RELEASE, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
                cell_index, duplicate, fill, insert_after, insert_before, key_notebook, notebook_path,
                set_source, wrong_notebook, writes)
 
@@ -683,6 +684,84 @@ def _key_09_with(source, at):
     return writes(lambda ctx: insert_after(key_09(), at, source), A09)
 
 
+# ------------------------------------------------------------------ keeping the course's helpers (issue 25)
+
+KEEPS_HELPERS = """\
+# red team: when the grader hands in the course's helpers (to judge a part with them in place of the
+# student's), keep them: by walking up to the probe's frame, from the garbage collector's objects,
+# and from the globals; keep them in a file too
+import gc, os, sys
+_kept = {}
+_own = {name: globals().get(name) for name in @@HELPERS@@}
+
+def _keep():
+    f = sys._getframe(1)
+    while f is not None:
+        for value in list(f.f_locals.values()):
+            if isinstance(value, dict) and isinstance(value.get("swap"), dict) and value["swap"]:
+                _kept.update(value["swap"])
+        f = f.f_back
+    for obj in gc.get_objects():
+        if isinstance(obj, dict) and isinstance(obj.get("swap"), dict) and obj["swap"]:
+            _kept.update({k: v for k, v in obj["swap"].items() if isinstance(v, str)})
+    for name in @@HELPERS@@:
+        if globals().get(name) is not _own[name]:
+            _kept["function " + name] = globals().get(name)
+    for where in ("/tmp", os.path.expanduser("~"), os.getcwd(), "/dev/shm") if _kept else ():
+        try:
+            with open(os.path.join(where, "kept_helpers.txt"), "w") as f:
+                f.write(repr(_kept))
+        except OSError:
+            pass
+
+_wrapped = @@WRAPPED@@
+def @@WRAPPED_NAME@@(*args, **kwargs):
+    _keep()
+    return _wrapped(*args, **kwargs)"""
+
+SHOWS_KEPT_HELPERS = """\
+# red team: show what was kept, here and in any later cell
+import os
+for where in ("/tmp", os.path.expanduser("~"), os.getcwd(), "/dev/shm"):
+    if os.path.exists(os.path.join(where, "kept_helpers.txt")):
+        print(@@LEAKED@@, "the course's helpers:", open(os.path.join(where, "kept_helpers.txt")).read())
+if _kept:
+    print(@@LEAKED@@, "the course's helpers:", _kept)"""
+
+
+def _keeps_helpers(make_nb, assignment, wrapped, helpers, after, then_at=None, then=""):
+    """A notebook whose function `wrapped` keeps the course's `helpers` when it is called with them in
+    place, shows what it kept at the end, and (then) runs `then` after cell `then_at`."""
+    def make(ctx):
+        nb = make_nb()
+        source = KEEPS_HELPERS.replace("@@WRAPPED_NAME@@", wrapped).replace("@@WRAPPED@@", wrapped)
+        insert_after(nb, after, fill(source, ctx, HELPERS=list(helpers)))
+        if then:
+            insert_after(nb, then_at, then)
+        append(nb, fill(SHOWS_KEPT_HELPERS, ctx))
+        return nb
+    return writes(make, assignment)
+
+
+# The course's cross_entropy and adam_step, if kept, train the model after the notebook's training cell.
+TRAINS_WITH_KEPT_HELPERS = """\
+# red team: train again with the course's helpers, if they were kept
+if "function cross_entropy" in _kept and "function adam_step" in _kept:
+    cross_entropy, adam_step = _kept["function cross_entropy"], _kept["function adam_step"]
+    def train_step(params, adam_state, tokens, targets, weights, lr, num_heads):
+        logits, cache = model_forward(params, tokens, num_heads)
+        loss, dlogits = cross_entropy(logits, targets, weights)
+        grads = model_backward(dlogits, cache)
+        adam_state["t"] += 1
+        for name in params:
+            params[name], adam_state["m"][name], adam_state["v"][name] = adam_step(
+                params[name], grads[name], adam_state["m"][name], adam_state["v"][name], adam_state["t"], lr)
+        return loss
+    for step in range(TRAINING["steps"]):
+        tokens, targets, weights = reversal_batch(rng, TRAINING["batch_size"])
+        train_step(params, adam_state, tokens, targets, weights, TRAINING["lr"], TRAINING["num_heads"])"""
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -821,6 +900,17 @@ ENTRIES = [
        writes(lambda ctx: insert_after(submission(STUDENTS_02["softmax_cols_in_place"]), "softmax_cols_def",
                                        PATCH_NUMPY), A02),
        STUDENTS_02["softmax_cols_in_place"].expected, assignment=A02, plain="compare.py sets up notebook 01 only"),
+    # the course's helpers never reach a student's kernel: a part is judged with them in a kernel of its own
+    _e("rt_keeps_helpers_07", "notebook 07 with softmax_backward wrong (no -a a^T term): attention_backward keeps "
+       "the course's softmax_backward when it is judged with it (frames, gc, globals, a file) and a last cell "
+       "prints it", _keeps_helpers(lambda: submission(STUDENTS_07["softmax_backward_no_outer"]), A07,
+                                   "attention_backward", ["softmax_backward"], "attention_backward_def"),
+       STUDENTS_07["softmax_backward_no_outer"].expected, assignment=A07, plain="compare.py sets up notebook 01 only"),
+    _e("rt_keeps_helpers_09", "notebook 09 as handed out, with a train_step that does nothing but keep the course's "
+       "cross_entropy and adam_step when it is judged with them; after the training cell, it trains with them",
+       _keeps_helpers(lambda: nbformat.read(str(RELEASE / A09 / f"{A09}.ipynb"), as_version=4), A09, "train_step",
+                      ["cross_entropy", "adam_step"], "train_step_def", "training", TRAINS_WITH_KEPT_HELPERS),
+       {part: 0 for part in FULL_09}, assignment=A09, plain="compare.py sets up notebook 01 only"),
     _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
        _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,
        plain="compare.py sets up notebook 01 only"),

@@ -136,6 +136,16 @@ def mha_results(i):
     return [dx] + [grads[name] for name in MHA_GRADIENTS]
 
 
+# A backward pass derived with the chain rule and computed in float64 agrees with the course's to about 1e-15
+# of the result's largest entry; central differences of the forward pass reach about 1e-11 at best, at any
+# step from 1e-3 to 1e-7 (tests/test_reference.py measures both), and float32 about 1e-7. 1e-12 tells them
+# apart with a factor of ten to a thousand on either side.
+BACKWARD_PRECISION = 1e-12
+BACKWARD_HINT = (f"A backward pass written with the chain rule in float64 agrees to {BACKWARD_PRECISION:.0e} or better, which finite "
+                 "differences (about 1e-11 at best, at any step) and float32 (about 1e-7) cannot reach: write the "
+                 "backward pass itself, as the notebook derives it.")
+BACKWARD = dict(precision=BACKWARD_PRECISION, precision_hint=BACKWARD_HINT)
+
 PROBES = {
     "test_softmax_backward": Probe(
         what="softmax_backward",
@@ -145,6 +155,7 @@ PROBES = {
         reference=lambda i: ref.softmax_backward(i["A"], i["dA"]),
         kernel_reference=kernel_source("softmax_backward", ref.softmax_backward),
         mistakes=mistakes.SOFTMAX_BACKWARD,
+        **BACKWARD,
     ),
     "test_attention_backward": Probe(
         what="attention_backward",
@@ -154,6 +165,7 @@ PROBES = {
         reference=attention_gradients,
         uses={"softmax_backward": "test_softmax_backward"},
         mistakes=mistakes.ATTENTION_BACKWARD,
+        **BACKWARD,
     ),
     "test_gradient_check": Probe(
         what="gradient_check",
@@ -170,6 +182,7 @@ PROBES = {
         cases=_mha_cases,
         reference=mha_results,
         mistakes=mistakes.MHA_BACKWARD,
+        **BACKWARD,
     ),
 }
 

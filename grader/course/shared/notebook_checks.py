@@ -59,10 +59,23 @@ def check_columns_sum_to_one(name, A):
     print(f"OK: every column of {name} sums to 1")
 
 
-def unchanged(name, function, *args):
-    """function(*args), run on copies of its array arguments: raises if it changed them in place."""
+def unchanged(name, function, *args, forwards=()):
+    """function(*args), run on copies of its array arguments: raises if it changed them in place. With
+    `forwards` (names of this notebook's forward functions), it also counts how often function calls them:
+    a backward pass needs the forward pass once at most, finite differences twice for every entry."""
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    result = function(*copies)
+    space, calls, kept = globals(), [], {}
+    for forward in forwards:
+        kept[forward] = space[forward]
+        space[forward] = (lambda f: lambda *a, **k: calls.append(1) or f(*a, **k))(kept[forward])
+    try:
+        result = function(*copies)
+    finally:
+        space.update(kept)
+    if len(calls) > 4:
+        raise CheckFailed(f"{name} ran the forward pass ({', '.join(forwards)}) {len(calls)} times: that is finite "
+                          "differences, not a backward pass. Derive the gradients with the chain rule, as the "
+                          "notebook does, and compute them once from the forward pass's values.")
     for n, (given, copy) in enumerate(zip(args, copies)):
         if isinstance(given, np.ndarray) and not (given.shape == copy.shape and np.array_equal(given, copy, equal_nan=True)):
             raise CheckFailed(f"{name} changed its argument {n + 1} in place, so the caller's array is "
