@@ -271,6 +271,39 @@ def test_a_zygote_that_died_or_cannot_fork_is_replaced_before_the_next_kernel():
 
 
 @root_only
+def test_a_kernels_children_share_its_memory_budget():
+    """Forked children each under the per-process limit cannot together hold more than the kernel's budget:
+    past it the largest is killed. Without a budget the same children all hold their memory."""
+    from grader.engine import cgroup
+    from grader.engine.forkserver import zygote
+    if "memory" not in cgroup.hierarchies():
+        pytest.skip("this machine offers no cgroup memory controller to the grader (RLIMIT_AS per process applies)")
+    hold = ("import os, time\n"
+            "kids = []\n"
+            "for _ in range(3):\n"
+            "    pid = os.fork()\n"
+            "    if pid == 0:\n"
+            "        block = bytearray(300 * 2**20)\n"
+            "        block[::4096] = b'1' * len(block[::4096])  # touched: resident, not only reserved\n"
+            "        time.sleep(2)\n"
+            "        os._exit(0)\n"
+            "    kids.append(pid)\n"
+            "print(sum(os.waitpid(pid, 0)[1] == 0 for pid in kids))")
+    z = zygote()
+    try:
+        z.sandbox.kernel_memory = 700 * 2**20
+        held_with_budget = int(asyncio.run(_run_forked(hold)))
+        z.sandbox.kernel_memory = 0
+        held_without = int(asyncio.run(_run_forked(hold)))
+    finally:
+        from grader.engine.sandbox_policy import SandboxPolicy
+        z.sandbox.kernel_memory = SandboxPolicy.kernel_memory.default_value
+    assert held_without == 3
+    assert held_with_budget < 3  # 900 MiB asked of a 700 MiB budget: at least one child was stopped
+    assert not [n for n in os.listdir(cgroup.hierarchies()["memory"][1]) if n.startswith(f"g{os.getpid()}-")]
+
+
+@root_only
 def test_busy_children_share_their_kernels_one_core():
     """Processes a kernel starts (setsid'd ones too) run in its cgroup, limited to cpu_limit cores together."""
     from grader.engine import cgroup

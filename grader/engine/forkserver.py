@@ -475,8 +475,9 @@ class ForkedKernelManager(AsyncKernelManager):
         self.provisioner.process = _ForkedProcess(self._zygote, self._uid, pid)
         self.provisioner.pid, self.provisioner.pgid = pid, None
         self.ip = f"{self._zygote.root}{KERNEL_RUN_DIR}/k{self._uid}/ipc"
-        # Its CPU limit, before it runs any of the notebook: everything it starts inherits it.
-        self._cgroup = cgroup.kernel_cgroup(f"k{self._uid}", self._zygote.sandbox.cpu_limit)
+        # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
+        self._cgroup = cgroup.kernel_cgroup(f"k{self._uid}", self._zygote.sandbox.cpu_limit,
+                                            self._zygote.sandbox.kernel_memory)
         host_pid = self._zygote.kernel_host_pid(pid) if self._cgroup is not None else None
         if host_pid is not None:
             self._cgroup.add(host_pid)

@@ -210,6 +210,10 @@ class SurviveKernelDeath:
             self._kernel_died = True
             what = ("the kernel died while running this cell" if isinstance(e, DeadKernelError) else
                     "this cell did not stop when interrupted after its time limit")
+            group = getattr(getattr(self, "km", None), "_cgroup", None)
+            if isinstance(e, DeadKernelError) and group is not None and group.oom_kills() and group.memory:
+                what = (f"the kernel went over its memory budget of {group.memory / 2**30:.3g} GiB (its processes "
+                        "together) while running this cell, and was stopped")
             cell.outputs.append(nbformat.v4.new_output(
                 "error", ename="KernelStopped", evalue=what,
                 traceback=[f"KernelStopped: {what}; nothing after it ran"]))

@@ -71,7 +71,8 @@ def collect(course):
     return rows
 
 
-DIAGNOSED = {"named": "a named mistake", "structural": "a structural finding", "helper": "a helper's mistake"}
+DIAGNOSED = {"named": "a named mistake", "structural": "a structural finding", "helper": "a helper's mistake",
+             "precision": "short of the precision asked for"}
 
 
 def diagnosis_coverage(rows):

@@ -47,10 +47,10 @@ Linux only; needs bubblewrap (apt-get install bubblewrap) and util-linux
 
 Not covered (known limits of this design):
 
-* RLIMIT_AS is per process: a kernel's total memory is bounded only by
-  max_processes x memory_limit (plus its tmpfs's). A cgroup (memory.max,
-  pids.max) would bound a kernel as a whole; it needs a delegated cgroup v2
-  tree, which is not set up here.
+* RLIMIT_AS is per process; a kernel as a whole is bounded by its memory
+  cgroup (kernel_memory, grader/engine/cgroup.py) where the machine offers
+  one to the grader (as root). Elsewhere its total memory is bounded only by
+  max_processes x memory_limit (plus its tmpfs's).
 * No seccomp filter. As root the kernel (an unprivileged uid) may still create
   user namespaces of its own; that gives it nothing of the host's files or
   network, but it is kernel attack surface (as an ordinary user,
@@ -206,8 +206,8 @@ class SandboxedKernelManager(SandboxPolicy, AsyncKernelManager):
                 await self.provisioner.wait()
             self._remove_sandbox_dir()
             raise
-        # Its CPU limit, before it runs any of the notebook: everything it starts inherits it.
-        self._cgroup = cgroup.kernel_cgroup(f"s{self._sandbox_uid or init}", self.cpu_limit)
+        # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
+        self._cgroup = cgroup.kernel_cgroup(f"s{self._sandbox_uid or init}", self.cpu_limit, self.kernel_memory)
         if self._cgroup is not None:
             for pid in self.sandbox_pids():
                 try:

@@ -101,6 +101,16 @@ class SandboxPolicy(Configurable):
              "notebook of the course uses; a submission that starts many busy processes then "
              "slows only itself, never its neighbours.",
     ).tag(config=True)
+    kernel_memory = Integer(
+        5 * GiB,
+        help="RAM a kernel may use, everything it starts counted together (a cgroup per kernel: memory.max, "
+             "or memory.limit_in_bytes under cgroup v1, where the machine offers one: grader/engine/cgroup.py); "
+             "0: none. memory_limit bounds one process's address space; this bounds the kernel as a whole, so "
+             "forked children cannot add up to the machine's memory. Keep it above memory_limit plus the "
+             "tmpfs sizes: one process then meets MemoryError in its cell first, as without the cgroup, and "
+             "only several together reach this budget, past which the largest is killed (a notebook whose "
+             "kernel died that way says so). Three grading workers hold 15 GiB at most.",
+    ).tag(config=True)
     max_message_size = Integer(
         64 * MiB,
         help="Largest message the grader takes from the kernel, in bytes (zmq's MAXMSGSIZE on the "

@@ -68,7 +68,12 @@ np.array_equal = lambda *a, **k: True
 np.testing.assert_allclose = lambda *a, **k: None
 np.testing.assert_array_almost_equal = lambda *a, **k: None
 np.testing.assert_array_equal = lambda *a, **k: None
-np.testing.assert_equal = lambda *a, **k: None"""
+np.testing.assert_equal = lambda *a, **k: None
+# and every copy is the original itself, so a copy kept "before" changes with the array
+import copy
+copy.copy = copy.deepcopy = lambda x, *a, **k: x
+np.copy = lambda a, *r, **k: a
+np.array_equiv = lambda *a, **k: True"""
 
 PATCH_BUILTINS = """\
 # red team: builtins that numpy's comparisons and the grader's probe go through
@@ -368,6 +373,24 @@ try:
     _bomb()
 except MemoryError:
     print("out of memory")"""
+
+MEMORY_CHILDREN = """\
+# red team: four children of 1.5 GiB each, each under the per-process limit, held at once (6 GiB)
+import os, time
+_kids = []
+for _ in range(4):
+    _pid = os.fork()
+    if _pid == 0:
+        try:
+            _hoard = np.ones(3 * 2**27)  # 1.5 GiB of float64, touched
+            time.sleep(3)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _kids.append(_pid)
+_held = sum(os.waitpid(_pid, 0)[1] == 0 for _pid in _kids)
+if _held == 4:
+    print(@@WROTE@@, "6 GiB held by one kernel's children")"""
 
 OUTPUT_FLOOD = """\
 # red team: 100 MB of output
@@ -826,6 +849,10 @@ ENTRIES = [
        plain="needs nproc limited, as an unprivileged user"),
     _e("rt_memory_bomb", "the answer key, with a memory bomb (256 MiB at a time) after the first test",
        _key_with(MEMORY_BOMB, where="after", at="test_qkv_loop"), FULL),
+    _e("rt_memory_children", "the answer key, with four forked children of 1.5 GiB each held at once after the first "
+       "test (each under the per-process limit; 6 GiB together)",
+       writes(lambda ctx: insert_after(key_notebook(), "test_qkv_loop", fill(MEMORY_CHILDREN, ctx))), FULL,
+       plain="it would hold 6 GiB of the grading machine's memory"),
     _e("rt_output_flood", "the answer key, with 100 MB of output after the first test",
        _key_with(OUTPUT_FLOOD, where="after", at="test_qkv_loop"), FULL),
     _e("rt_daemon", "the answer key, with processes that try to outlive the kernel",
