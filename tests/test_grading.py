@@ -137,6 +137,19 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
     assert "white-space: pre-wrap" in html and "right on the book's case" in html
 
 
+def test_the_answer_keys_returned_notebook_holds_no_error(graded):
+    """A perfect notebook's feedback shows no error anywhere: the cells after a check use names the check
+    defines, and a probe in place of the check defines them too (it runs the check after its report)."""
+    course, _ = graded
+    assignments = sorted({a for _, a in STUDENTS})
+    assert len(assignments) >= 9
+    for assignment in assignments:
+        nb = nbformat.read(str(course / "autograded" / "correct" / assignment / f"{assignment}.ipynb"), as_version=4)
+        errors = [f"cell {i}: {o.get('ename')}: {str(o.get('evalue'))[:120]}" for i, c in enumerate(nb.cells)
+                  if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{assignment}: {errors}"
+
+
 def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
     import grader.engine.sandbox
     from grader.engine.grade import check_sandbox

@@ -165,7 +165,7 @@ class InjectProbes(NbGraderPreprocessor):
             swap = {name: probes[part].kernel_reference for name, part in probe.uses.items()
                     if part in probes and probes[part].kernel_reference}
             shown = visible_source(cell)
-            cell.source = protocol.probe_source(probe, cases, cell_source)  # never the course's helpers
+            cell.source = protocol.probe_source(probe, cases, cell_source, shown=shown)  # never the course's helpers
             judgement = protocol.probe_source(probe, cases, cell_source, swap) if swap else None
             sealed[grade_id] = (probe, cases, shown, cell.source, judgement)
         return nb, resources

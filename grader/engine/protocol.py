@@ -234,19 +234,31 @@ def __course_probe(request):
             swap = None  # the course's helper cannot be made here: the part is marked as the notebook runs it
         report = {"with_reference": [run(case, swap) for case in request["cases"]] if swap else None}
     display({"%(mime)s": report}, raw=True)
+    if request["shown"]:
+        # The cell's visible check, after the report, its output dropped (the verdict replaces the cell's
+        # outputs): the names it defines exist for the later cells, as when the student ran the notebook.
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(request["shown"], "<the cell's check>", "exec"), kernel)
+        except (Exception, SystemExit):
+            pass
 '''
 
 
-def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = None) -> str:
-    """The source of a graded cell at grading time: the probe, its inputs, and a closing error.
+def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = None, shown: str = "") -> str:
+    """The source of a graded cell at grading time: the probe, its inputs, and a closing error. `shown` is the
+    cell as the student sees it (its visible check), run after the report for the names it defines.
 
     The error is there so that a cell whose outputs were not replaced by
     `verdict_outputs` (a grader that is not wired in) scores zero, never full marks.
     """
+    from IPython.core.inputtransformer2 import TransformerManager
     if probe.cell:
-        from IPython.core.inputtransformer2 import TransformerManager
         cell_source = TransformerManager().transform_cell(cell_source)
     request = {
+        "shown": TransformerManager().transform_cell(shown) if shown and not swap else "",
         "call": probe.call,
         "cell": cell_source,
         "outputs": list(probe.outputs),
