@@ -484,3 +484,19 @@ def test_a_kernel_whose_numpy_says_everything_is_equal_cannot_hide_a_changed_arg
         cases, outputs = run_probe(probe, kernel, monkeypatch=lying)
     patched = verdict(probe, cases, outputs, 3)
     assert patched.score == honest.score == 2 and protocol.CHANGED in patched.message
+
+
+def test_a_part_whose_function_is_in_a_cell_with_a_syntax_error_is_told_that_and_nothing_else(monkeypatch):
+    import nbformat
+    from grader.engine.nbgrader_plugin import syntax_errors
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import numpy as np"),
+                                         nbformat.v4.new_code_cell("def softmax_cols(a):\n  def broken(:\n  return a\n"),
+                                         nbformat.v4.new_code_cell("%matplotlib inline\nX_other = 1")])
+    broken = syntax_errors(nb)
+    assert set(broken) == {"softmax_cols"} and "line 2" in broken["softmax_cols"]  # module-level names only
+    kernel = {"np": np}  # the cell never ran: softmax_cols is not defined
+    cases, outputs = run_probe(SOFTMAX_COLS, kernel, monkeypatch=monkeypatch)
+    v = verdict(SOFTMAX_COLS, cases, outputs, 2, broken=broken)
+    assert v.score == 0 and v.finding == "syntax" and "a syntax error on line 2" in v.message
+    assert "take sizes" not in v.message  # nothing else
+    assert verdict(SOFTMAX_COLS, cases, outputs, 2).finding != "syntax"

@@ -128,6 +128,26 @@ def untouched_parts(nb, resources):
 
 
 
+def syntax_errors(nb):
+    """{name: where} for the names that code cells which do not compile would define (def, class, or an
+    assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
+    import re
+    from IPython.core.inputtransformer2 import TransformerManager
+    broken = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or cell.source.startswith(protocol.PROBE_HEADER):
+            continue
+        try:
+            compile(TransformerManager().transform_cell(cell.source), "<cell>", "exec")
+        except SyntaxError as e:
+            where = f"a syntax error on line {e.lineno} ({e.msg})" if e.lineno else f"a syntax error ({e.msg})"
+            for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", cell.source, re.M):
+                broken.setdefault(name[0] or name[1], where)
+        except (ValueError, RecursionError, MemoryError):
+            continue
+    return broken
+
+
 class InjectProbes(NbGraderPreprocessor):
     """Replace each probed test cell's source by a probe carrying inputs drawn now."""
 
@@ -180,6 +200,7 @@ class SealVerdicts(NbGraderPreprocessor):
         done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
         ran = [(c.metadata.nbgrader["grade_id"] if is_test_cell(c) and c.metadata.nbgrader["grade_id"] in sealed
                 else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
+        broken = syntax_errors(nb)
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
@@ -189,7 +210,7 @@ class SealVerdicts(NbGraderPreprocessor):
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
             judge = functools.partial(self.judge, ran, grade_id, judgement, resources) if judgement else None
             try:
-                v = protocol.verdict(probe, cases, cell.outputs, points, helpers, judge)
+                v = protocol.verdict(probe, cases, cell.outputs, points, helpers, judge, broken)
             except Exception:  # whatever a report holds, it costs its own part only, never the notebook
                 self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
                                  grade_id, traceback.format_exc(limit=3))

@@ -428,7 +428,24 @@ def _quotable(error):
 
 
 def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
-            judge: Callable[[], list] = None) -> Verdict:
+            judge: Callable[[], list] = None, broken: dict = None) -> Verdict:
+    """See _verdict; `broken` is {name: where}: names that cells which did not compile (a syntax error)
+    would have defined, and where the error is. A part that failed because one of them is not defined
+    is told that, and nothing else."""
+    v = _verdict(probe, cases, outputs, points, helpers, judge)
+    if broken and v.score < points:
+        import re
+        found = re.findall(r"name '(\w+)' is not defined|it uses the name (\w+), which is not defined", v.message)
+        missing = [a or b for a, b in found if (a or b) in broken]
+        if missing:
+            return Verdict(v.score, points, f"{probe.what}: not run, because {missing[0]} is not defined: the cell "
+                                            f"that defines it did not run, {broken[missing[0]]}. Correct that "
+                                            "line and run the cell again.", finding="syntax")
+    return v
+
+
+def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
+             judge: Callable[[], list] = None) -> Verdict:
     """Mark what the kernel reported for `cases` against the reference.
 
     `helpers` is {kernel name: (what, Verdict)} for the graded parts this one calls (`Probe.uses`):

@@ -72,7 +72,7 @@ def collect(course):
 
 
 DIAGNOSED = {"named": "a named mistake", "structural": "a structural finding", "helper": "a helper's mistake",
-             "precision": "short of the precision asked for"}
+             "precision": "short of the precision asked for", "syntax": "a syntax error in the cell"}
 
 
 def diagnosis_coverage(rows):

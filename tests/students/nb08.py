@@ -80,6 +80,12 @@ def block_flops(D, H, T, D_ff):
 
 STUDENTS = {
     "correct": Student(A08, FULL_08),
+    # A syntax error in layer_norm's cell: the cell never ran, so layer_norm is not defined. Its part says
+    # so and nothing else; the block, marked with the course's layer_norm, keeps its marks.
+    "syntax_error": Student(
+        A08, _08(test_layer_norm=0), edits={"layer_norm_def": [(MEAN_LINE, MEAN_LINE + "\n    def broken(:")]},
+        diagnoses={"test_layer_norm": "the cell that defines it did not run, a syntax error on line",
+                   "test_transformer_block": HELPER_FIXED}),
     "untouched": Student(A08, {part: 0 for part in FULL_08}, untouched=True),
     "other_way": Student(A08, FULL_08, cells={"layer_norm_def": OTHER_LAYER_NORM, "mlp_def": OTHER_MLP,
                                               "block_def": OTHER_BLOCK, "counts_def": OTHER_COUNTS}),

@@ -154,9 +154,10 @@ def book_05_bool_softmax():
 def fresh_05_bool_softmax(rng, kind="padding"):
     """Scores (B, Tq, Tk) of another size and a boolean mask: "padding" (B, 1, Tk) with lengths 0 and Tk among
     them; "causal tall" or "causal wide" (Tq, Tk), more queries than keys or fewer; "both" (B, Tq, Tk), padding
-    and causal together (&)."""
+    and causal together (&). At least three sequences, so one is padded part of the way: a case where every
+    sequence is all padding or none cannot tell a mask value of 0 from -1e6."""
     from .reference import causal_mask, key_padding_mask
-    B = int(rng.integers(2, 5))
+    B = int(rng.integers(3, 5))
     Tq, Tk = (int(n) for n in np.sort(rng.choice(np.arange(2, 8), size=2, replace=False)))  # Tq < Tk
     if kind == "causal tall":
         Tq, Tk = Tk, Tq
