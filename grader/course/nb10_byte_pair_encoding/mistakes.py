@@ -180,8 +180,8 @@ TIE_LARGEST = Mistake(
 
 CORPUS_NOT_UPDATED = Mistake(
     "corpus not updated after a merge",
-    "the same pair was chosen again and again: after choosing a pair, merge it and count the pairs of the "
-    "merged corpus next time: corpus = merge_pair(corpus, pair)",
+    "the same pair was chosen again and again: merge_pair returns a new corpus, and the next count must be "
+    "of that one: keep what merge_pair returns as the corpus you count next",
     lambda i: _learned(i, update=False))
 
 LEARN_MERGES = [TIE_FIRST_SEEN, TIE_LARGEST, CORPUS_NOT_UPDATED]
