@@ -109,7 +109,8 @@ def _merge_from_the_right(symbols, pair):
 
 
 def _merge_by_replace(symbols, pair):
-    """" ".join(word).replace("a b", "ab"): a match may start or end inside a symbol."""
+    """The word written out with spaces and the pair replaced in that string: a match may start or end inside
+    a symbol ("xa b" becomes "xab")."""
     return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split(" "))
 
 
