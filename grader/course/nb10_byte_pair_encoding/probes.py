@@ -1,0 +1,262 @@
+"""Notebook 10, byte-pair encoding: its probes and the values its checks show.
+
+Every result is reported as numbers (reference.py, "results as numbers"): count_pairs's dict as the count
+of every pair of the corpus's symbols, merge_pair's corpus as each word's frequency and symbol lengths,
+learn_merges's pairs and decode's text as code points, encode's ids as they are. The probe's call does that
+conversion in the kernel, and the notebook's checks do the same (its cell "how the checks read your results").
+"""
+import numpy as np
+
+from . import cases, mistakes, reference as ref
+from ...engine.protocol import Case, Probe, kernel_source
+
+N_FRESH = 3
+NP = "__import__('numpy')"
+CORPUS = "{tuple(w): f for w, f in zip(words, freqs)}"  # a probe cannot pass a dict: the call builds it
+
+
+def _same(a, b):
+    """Equal results: arrays, or lists of arrays item by item."""
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b))
+
+
+def _results(probe, inputs):
+    return [probe.reference(inputs)] + [m.compute(inputs) for m in probe.mistakes]
+
+
+def _every_mistake_shows(probe, inputs):
+    """Whether each catalogued mistake of `probe` gives a wrong result on these inputs."""
+    right, *wrong = _results(probe, inputs)
+    return not any(_same(right, w) for w in wrong)
+
+
+def _told_apart(probe, inputs_list):
+    """Whether, for every two mistakes, some inputs give them different results."""
+    results = [_results(probe, i)[1:] for i in inputs_list]
+    n = len(probe.mistakes)
+    return all(any(not _same(r[a], r[b]) for r in results) for a in range(n) for b in range(a + 1, n))
+
+
+def _fresh(rng, probe, draw):
+    """N_FRESH fresh cases, each wrong for every mistake, and together telling every two mistakes apart."""
+    while True:
+        drawn = []
+        while len(drawn) < N_FRESH:
+            inputs, about = draw(rng)
+            if _every_mistake_shows(probe, inputs):
+                drawn.append((inputs, about))
+        if _told_apart(probe, [i for i, _ in drawn]):
+            return [Case("fresh", i, about=about) for i, about in drawn]
+
+
+# ---------------------------------------------------------------- the notebook's examples
+
+def paper_corpus():
+    return cases.char_corpus(cases.PAPER_WORDS, cases.PAPER_FREQS)
+
+
+def repeats_corpus():
+    return cases.char_corpus(cases.REPEATS_WORDS, cases.REPEATS_FREQS)
+
+
+def merge_example():
+    return {**cases.corpus_words({tuple(w): f for w, f in zip(cases.MERGE_WORDS, cases.MERGE_FREQS)}),
+            "pair": list(cases.MERGE_PAIR)}
+
+
+def paper_merge():
+    return {**cases.corpus_words(paper_corpus()), "pair": ["e", "s"]}
+
+
+def learn_examples():
+    return [{**cases.corpus_words(paper_corpus()), "num_merges": 10},
+            {**cases.corpus_words(cases.char_corpus(cases.TIES_WORDS, cases.TIES_FREQS)), "num_merges": 6}]
+
+
+def text_examples():
+    merges, tokens = cases.trained()
+    common = {"merges": [list(m) for m in merges], "tokens": tokens}
+    encode_example = {"text": cases.NEW_TEXT, **common}
+    vocab = {t: n for n, t in enumerate(tokens)}
+    decode_example = {"ids": ref.encode(cases.DECODE_TEXT, merges, vocab), "tokens": tokens}
+    return encode_example, decode_example
+
+
+# ---------------------------------------------------------------- cases
+
+def _count_draw(rng):
+    corpus = cases.fresh_corpus(rng)
+    return cases.corpus_words(corpus), f"{len(corpus)} words"
+
+
+def _count_cases(rng):
+    book = [Case("book", cases.corpus_words(paper_corpus())),
+            Case("book", cases.corpus_words(repeats_corpus()), about="the notebook's second corpus")]
+    return book + _fresh(rng, PROBES["test_count_pairs"], _count_draw)
+
+
+def _merge_draw(rng):
+    """A corpus with one or two symbols already merged, and a pair to merge: most often a letter with itself
+    (overlapping occurrences), else any pair of the corpus."""
+    corpus = cases.fresh_corpus(rng, merges_first=(0, 1))
+    doubles = sorted(p for p in ref.count_pairs(corpus) if p[0] == p[1])
+    pair = doubles[int(rng.integers(len(doubles)))] if doubles and rng.random() < 0.8 else None
+    others = sorted(p for p in ref.count_pairs(corpus) if p != pair and pair and pair[0] in p)
+    for _ in range(int(rng.integers(1, 3))):  # merge pairs that hold the pair's symbol: "ba" beside "a"
+        if others:
+            corpus = ref.merge_pair(corpus, others[int(rng.integers(len(others)))])
+            others = sorted(p for p in ref.count_pairs(corpus) if p != pair and pair[0] in p)
+    pairs = sorted(ref.count_pairs(corpus))
+    if pair not in pairs:
+        pair = pairs[int(rng.integers(len(pairs)))]
+    return {**cases.corpus_words(corpus), "pair": list(pair)}, f"{len(corpus)} words, the pair {pair}"
+
+
+def _merge_cases(rng):
+    book = [Case("book", paper_merge()), Case("book", merge_example(), about="the notebook's second example")]
+    return book + _fresh(rng, PROBES["test_merge_pair"], _merge_draw)
+
+
+def _learn_draw(rng):
+    corpus = cases.fresh_corpus(rng, merges_first=(0, 1))
+    n = int(rng.integers(3, 9))
+    return {**cases.corpus_words(corpus), "num_merges": n}, f"{len(corpus)} words, {n} merges"
+
+
+def _learn_cases(rng):
+    paper, ties = learn_examples()
+    book = [Case("book", paper), Case("book", ties, about="the notebook's second corpus")]
+    return book + _fresh(rng, PROBES["test_learn_merges"], _learn_draw)
+
+
+def _encode_draw(rng):
+    inputs, n = cases.fresh_text_case(rng)
+    return inputs, f"{n} merges, a text of {len(inputs['text'])} characters"
+
+
+def _encode_cases(rng):
+    return [Case("book", text_examples()[0])] + _fresh(rng, PROBES["test_encode"], _encode_draw)
+
+
+def _decode_draw(rng):
+    inputs, n = cases.fresh_text_case(rng)
+    vocab = {t: k for k, t in enumerate(inputs["tokens"])}
+    ids = ref.encode(inputs["text"], [tuple(m) for m in inputs["merges"]], vocab)
+    return {"ids": ids, "tokens": inputs["tokens"]}, f"{len(ids)} ids"
+
+
+def _decode_cases(rng):
+    return [Case("book", text_examples()[1])] + _fresh(rng, PROBES["test_decode"], _decode_draw)
+
+
+def _corpus(i):
+    return mistakes.corpus_of(i)
+
+
+PROBES = {
+    "test_count_pairs": Probe(
+        what="count_pairs",
+        call=f"(lambda c: (lambda s: (lambda r: {NP}.array([r.get((a, b), 0) for a in s for b in s] + "
+             "[sum(1 for k, v in r.items() if v and not (isinstance(k, tuple) and len(k) == 2 and k[0] in s "
+             f"and k[1] in s))], dtype=float))(count_pairs(dict(c))))(sorted({{x for w in c for x in w}})))({CORPUS})",
+        cases=_count_cases,
+        reference=lambda i: ref.pair_table(ref.count_pairs(_corpus(i)), _corpus(i)),
+        mistakes=mistakes.COUNT_PAIRS,
+        kernel_reference=kernel_source("count_pairs", ref.count_pairs),
+        exact_shape=True,
+    ),
+    "test_merge_pair": Probe(
+        what="merge_pair",
+        call=f"(lambda c: (lambda r: [{NP}.array(next(([r[k]] + [len(x) for x in k] for k in r "
+             "if ''.join(k) == ''.join(w)), [-1]), dtype=float) for w in c] + "
+             f"[{NP}.array([len(r)], dtype=float)])(merge_pair(dict(c), tuple(pair))))({CORPUS})",
+        cases=_merge_cases,
+        reference=lambda i: ref.segment_lengths(ref.merge_pair(_corpus(i), tuple(i["pair"])), _corpus(i)),
+        mistakes=mistakes.MERGE_PAIR,
+        kernel_reference=kernel_source("merge_pair", ref.merge_pair, ref.merge_symbols),
+    ),
+    "test_learn_merges": Probe(
+        what="learn_merges",
+        call=f"[{NP}.array([ord(ch) for ch in a] + [-1] + [ord(ch) for ch in b], dtype=float) "
+             f"for a, b in learn_merges({CORPUS}, num_merges)]",
+        cases=_learn_cases,
+        reference=lambda i: ref.merge_codes(ref.learn_merges(_corpus(i), int(i["num_merges"]))),
+        mistakes=mistakes.LEARN_MERGES,
+        uses={"count_pairs": "test_count_pairs", "merge_pair": "test_merge_pair"},
+    ),
+    "test_encode": Probe(
+        what="encode",
+        call=f"{NP}.asarray(encode(text, [tuple(m) for m in merges], {{t: n for n, t in enumerate(tokens)}}), "
+             "dtype=float)",
+        cases=_encode_cases,
+        reference=lambda i: np.array(ref.encode(i["text"], mistakes.merges_of(i), mistakes.vocab_of(i)), dtype=float),
+        mistakes=mistakes.ENCODE,
+        uses={"merge_pair": "test_merge_pair"},  # an encode that merges with merge_pair
+        exact_shape=True,
+    ),
+    "test_decode": Probe(
+        what="decode",
+        call=f"{NP}.array([ord(ch) for ch in decode(ids, tokens)], dtype=float)",
+        cases=_decode_cases,
+        reference=lambda i: ref.text_codes(ref.decode(i["ids"], i["tokens"])),
+        mistakes=mistakes.DECODE,
+        exact_shape=True,
+    ),
+}
+
+
+# ---------------------------------------------------------------- generated cells
+
+def _differing(probe, i):
+    """{what a check says: the mistake's value} for the mistakes of `probe` that are wrong on inputs i."""
+    true = probe.reference(i)
+    return {m.said: m.compute(i) for m in probe.mistakes if not _same(m.compute(i), true)}
+
+
+def _bpe_count():
+    probe = PROBES["test_count_pairs"]
+    paper, repeats = cases.corpus_words(paper_corpus()), cases.corpus_words(repeats_corpus())
+    return {"paper_words": list(cases.PAPER_WORDS), "paper_freqs": list(cases.PAPER_FREQS),
+            "repeats_words": list(cases.REPEATS_WORDS), "repeats_freqs": list(cases.REPEATS_FREQS),
+            "paper_pairs_true": probe.reference(paper), "paper_pairs_mistakes": _differing(probe, paper),
+            "repeats_pairs_true": probe.reference(repeats), "repeats_pairs_mistakes": _differing(probe, repeats)}
+
+
+def _bpe_merge():
+    probe = PROBES["test_merge_pair"]
+    paper, other = paper_merge(), merge_example()
+    return {"paper_merge_pair": paper["pair"],
+            "paper_merged_true": probe.reference(paper), "paper_merged_mistakes": _differing(probe, paper),
+            "other_words": other["words"], "other_freqs": other["freqs"], "other_pair": other["pair"],
+            "other_merged_true": probe.reference(other), "other_merged_mistakes": _differing(probe, other)}
+
+
+def _bpe_learn():
+    probe = PROBES["test_learn_merges"]
+    paper, ties = learn_examples()
+    return {"ties_words": list(cases.TIES_WORDS), "ties_freqs": list(cases.TIES_FREQS),
+            "paper_merges_true": probe.reference(paper), "paper_merges_mistakes": _differing(probe, paper),
+            "ties_merges_true": probe.reference(ties), "ties_merges_mistakes": _differing(probe, ties)}
+
+
+def _bpe_text():
+    encode_example, decode_example = text_examples()
+    encoded, decoded = PROBES["test_encode"], PROBES["test_decode"]
+    return {"train_text": cases.TRAIN_TEXT, "new_text": cases.NEW_TEXT, "decode_text": cases.DECODE_TEXT,
+            "train_merges": [" ".join(m) for m in encode_example["merges"]],  # "a b": a symbol holds no space
+            "new_text_ids_true": encoded.reference(encode_example),
+            "encode_mistakes": _differing(encoded, encode_example),
+            "decode_ids": decode_example["ids"],
+            "decoded_true": decoded.reference(decode_example),
+            "decode_mistakes": _differing(decoded, decode_example)}
+
+
+VALUES = {
+    "bpe_count": _bpe_count,
+    "bpe_merge": _bpe_merge,
+    "bpe_learn": _bpe_learn,
+    "bpe_text": _bpe_text,
+}
