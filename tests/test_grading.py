@@ -150,6 +150,21 @@ def test_the_answer_keys_returned_notebook_holds_no_error(graded):
         assert not errors, f"{assignment}: {errors}"
 
 
+def test_a_written_answer_left_as_handed_out_says_not_attempted_not_zero(graded):
+    import io
+    from grader.engine.grade import print_table
+    from grader.engine.protocol import NOT_ATTEMPTED
+    _, rows = graded
+    untouched = [r for r in rows if r["student_id"] == "untouched" and not r["part"].startswith("test_")]
+    assert len(untouched) >= 9 and all(r["finding"] == NOT_ATTEMPTED and NOT_ATTEMPTED in r["verdict"] for r in untouched)
+    written = [r for r in rows if r["student_id"] == "correct" and not r["part"].startswith("test_")]
+    assert written and all(r["needs_manual_grade"] and r["finding"] != NOT_ATTEMPTED for r in written)
+    table = io.StringIO()
+    print_table(rows, out=table)
+    lines = [line for line in table.getvalue().splitlines() if line.startswith("untouched ")]
+    assert len(lines) >= 9 and all(line.rstrip().endswith("not attempted") for line in lines), lines
+
+
 def test_grading_refuses_without_a_sandbox_unless_told(monkeypatch):
     import grader.engine.sandbox
     from grader.engine.grade import check_sandbox

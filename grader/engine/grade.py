@@ -126,26 +126,31 @@ def print_table(rows, missing=(), out=sys.stdout):
         maxima = {r["part"]: r["part_max_score"] for r in mine}
         row = {(r["student_id"], r["part"]): r for r in mine}
         width = max(len(s) for s in students + ["(out of)"])
-        cols = [max(len(n), 6) for n in names]
-        print(f"\n{assignment}", file=out)
-        # Written answers are graded by hand: their column says "pending" until they are, and they are
-        # totalled apart, so the autograded total is never read as the grade.
         written = {p for p in parts if not p.startswith("test_")}
-        print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols)) + "   auto  by hand",
-              file=out)
+        left_blank = {p for (s, p), r in row.items() if p in written and r.get("finding") == NOT_ATTEMPTED}
+        cols = [max(len(n), 6, len("not attempted") if p in left_blank else 0) for p, n in zip(parts, names)]
+        hand_width = len("not attempted") if left_blank else 7
+        print(f"\n{assignment}", file=out)
+        # Written answers are graded by hand: their column says "pending" until they are ("not attempted" for
+        # one left as handed out, which nbgrader scores 0 itself), and they are totalled apart, so the
+        # autograded total is never read as the grade.
+        print("student".ljust(width) + "".join(f"  {n:>{w}}" for n, w in zip(names, cols))
+              + f"   auto  {'by hand':>{hand_width}}", file=out)
         print("(out of)".ljust(width) + "".join(f"  {maxima[p]:>{w}g}" for p, w in zip(parts, cols))
               + f"  {sum(maxima[p] for p in parts if p not in written):>5g}"
-              + f"  {sum(maxima[p] for p in written):>7g}", file=out)
+              + f"  {sum(maxima[p] for p in written):>{hand_width}g}", file=out)
         for s in students:
             cells = [row.get((s, p)) for p in parts]
-            shown = ["-" if r is None else "pending" if r["needs_manual_grade"] else format(r["part_score"], "g")
-                     for r in cells]
+            shown = ["-" if r is None else "pending" if r["needs_manual_grade"]
+                     else "not attempted" if p in written and r.get("finding") == NOT_ATTEMPTED
+                     else format(r["part_score"], "g") for p, r in zip(parts, cells)]
             auto = sum((r["part_score"] or 0) for p, r in zip(parts, cells) if r and p not in written)
             by_hand = [r for p, r in zip(parts, cells) if r and p in written]
             hand = ("pending" if any(r["needs_manual_grade"] for r in by_hand)
+                    else "not attempted" if by_hand and all(r.get("finding") == NOT_ATTEMPTED for r in by_hand)
                     else format(sum(r["part_score"] or 0 for r in by_hand), "g") if by_hand else "-")
-            print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols)) + f"  {auto:>5g}  {hand:>7}",
-                  file=out)
+            print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols))
+                  + f"  {auto:>5g}  {hand:>{hand_width}}", file=out)
         named = [r for r in mine if r["mistake"]]
         if named:
             print("named mistakes:", file=out)

@@ -43,6 +43,13 @@ def _verdicts(path):
     return out
 
 
+def _answer_as_handed_out(grade):
+    """A written answer nbgrader scored 0 itself because its cell is as released (unchanged checksum):
+    nobody graded it, and 0 would read as a grade."""
+    return (grade.cell_type == "markdown" and grade.auto_score == 0 and grade.manual_score is None
+            and not grade.needs_manual_grade)
+
+
 def collect(course):
     """A row per student, assignment and graded part, from the gradebook and the verdicts."""
     course = Path(course)
@@ -64,6 +71,9 @@ def collect(course):
                     verdicts = _verdicts(course / "autograded" / student.id / assignment.name / f"{nb.name}.ipynb")
                     for grade in nb.grades:
                         verdict = verdicts.get(grade.name, {})
+                        if _answer_as_handed_out(grade):
+                            verdict = {"finding": NOT_ATTEMPTED, "message": f"{NOT_ATTEMPTED}: the answer is as it was "
+                                                                            "handed out"}
                         rows.append(dict(export, notebook=nb.name, part=grade.name, part_score=grade.score,
                                          part_max_score=grade.max_score, needs_manual_grade=grade.needs_manual_grade,
                                          mistake=verdict.get("mistake") or "", verdict=verdict.get("message", ""),
