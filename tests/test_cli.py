@@ -193,3 +193,21 @@ def test_kernels_this_project_starts_use_local_sockets_so_no_unencrypted_tcp_war
     assert "You did not provide a response" in run.stdout + run.stderr or "sandbox available" in run.stdout, \
         run.stdout[-1000:] + run.stderr[-1000:]  # the command ran its kernels
     assert "without encryption" not in run.stdout + run.stderr
+
+
+def test_grading_a_student_who_is_not_there_says_so_and_names_close_ones(tmp_path):
+    folder = tmp_path / "class"
+    for student in ("ada", "bob"):
+        (folder / student / "01_self_attention").mkdir(parents=True)
+        (folder / student / "01_self_attention" / "01_self_attention.ipynb").write_text("{}")
+    run = grader("grade", folder, "--course", tmp_path / "course", "--student", "adb")
+    assert run.returncode == NOTHING_TO_GRADE
+    assert "no submission of adb there (close names: ada)" in run.stderr, run.stderr
+    assert "the lines above say why" not in run.stderr
+
+
+def test_a_report_of_a_folder_that_is_not_a_course_is_refused(tmp_path):
+    (tmp_path / "not_a_course").mkdir()
+    run = grader("report", tmp_path / "not_a_course")
+    assert run.returncode == 2 and "no gradebook.db there" in run.stderr, run.stderr
+    assert not (tmp_path / "not_a_course" / "report").exists()

@@ -179,6 +179,12 @@ def fail(message, code):
 def _taken_in(submissions, course, only, say, students):
     """take_in, or an IntakeError saying what was expected and what was found when nothing can be graded."""
     intake = take_in(submissions, course, only, say, students)
+    if not intake.assignments and students:
+        import difflib
+        there = sorted(p.name for p in Path(submissions).iterdir() if p.is_dir()) if Path(submissions).is_dir() else []
+        close = sorted({m for s in students for m in difflib.get_close_matches(s, there, n=3, cutoff=0.6)})
+        raise IntakeError(f"{submissions}: no submission of {', '.join(students)} there"
+                          + (f" (close names: {', '.join(close)})" if close else ""))
     if not intake.assignments:
         raise IntakeError(f"{submissions}: no submission to grade. Expected <student>/<assignment>/<notebook>.ipynb "
                           f"(or a zip of that), the assignments being {', '.join(course_assignments())}; "

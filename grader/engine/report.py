@@ -12,6 +12,7 @@ COURSE_DIR/report/:
 import csv
 import html
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -97,6 +98,11 @@ def diagnosis_coverage(rows):
     return counts
 
 
+def _found(counts):
+    """What the grader found by looking at the result or the cell, without a name: the "found" column."""
+    return counts["structural"] + counts["precision"] + counts["syntax"]
+
+
 def print_diagnosis_report(course, show=True):
     """Print, per notebook and in all, how many parts that lost marks got a diagnosis; returns the counts."""
     rows = collect(course)
@@ -105,14 +111,15 @@ def print_diagnosis_report(course, show=True):
     print(f"{'notebook':32} {'lost marks':>10} {'named':>6} {'found':>6} {'helper':>7} {'no cause':>9}")
     for notebook in sorted({r["notebook"] for r in rows}):
         c = diagnosis_coverage([r for r in rows if r["notebook"] == notebook])
-        print(f"{notebook:32} {sum(c.values()):>10} {c['named']:>6} {c['structural']:>6} {c['helper']:>7} "
+        print(f"{notebook:32} {sum(c.values()):>10} {c['named']:>6} {_found(c):>6} {c['helper']:>7} "
               f"{c['reported'] + c['none']:>9}")
     diagnosed = sum(total[k] for k in DIAGNOSED)
-    print(f"{'all':32} {lost:>10} {total['named']:>6} {total['structural']:>6} {total['helper']:>7} "
+    print(f"{'all':32} {lost:>10} {total['named']:>6} {_found(total):>6} {total['helper']:>7} "
           f"{total['reported'] + total['none']:>9}")
     if lost:
         print(f"diagnosed: {diagnosed} of {lost} parts that lost marks ({100 * diagnosed / lost:.0f}%): "
-              f"{total['named']} named, {total['structural']} structural, {total['helper']} a helper's mistake")
+              f"{total['named']} named, {total['structural']} structural, {total['precision']} short of the "
+              f"precision asked for, {total['syntax']} a syntax error, {total['helper']} a helper's mistake")
     print(f"not attempted (answer cells as handed out, left out above): "
           f"{sum(r.get('finding') == NOT_ATTEMPTED for r in rows)} parts")
     kept = sum(1 for r in rows if r.get("finding") == "helper" and r["part_score"] >= r["part_max_score"])
@@ -311,6 +318,10 @@ def write_report(course, out=None):
 
 
 def main(course, out=None):
+    if not (Path(course) / "gradebook.db").exists():
+        print(f"report: {course}: no gradebook.db there; grade a class into it first "
+              "(python -m grader grade SUBMISSIONS --course COURSE_DIR)", file=sys.stderr)
+        return 2
     rows, missing = write_report(course, out)
     where = Path(out) if out else Path(course) / "report"
     print(f"report: {len(rows)} graded parts, {len(missing)} notebooks not graded -> "
