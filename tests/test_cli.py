@@ -133,12 +133,19 @@ def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
     folder = tmp_path / "class"
     _hand_in(folder, "ada", "release")
     _hand_in(folder, "bo", "release")
-    first = grader("grade", folder, "--course", tmp_path / "course")
+    table = tmp_path / "grade_table.csv"
+    first = grader("grade", folder, "--course", tmp_path / "course", "--csv", table)
     assert first.returncode == 0, first.stderr[-2000:]
+    before = table.read_text().splitlines()
     _hand_in(folder, "ada", "solutions")  # both now hand in the answer key; only bo is regraded
     _hand_in(folder, "bo", "solutions")
-    again = grader("grade", folder, "--course", tmp_path / "course", "--student", "bo")
+    again = grader("grade", folder, "--course", tmp_path / "course", "--student", "bo", "--csv", table)
     assert again.returncode == 0, again.stderr[-2000:]
+    # The class's grade table keeps ada's rows as they were and has bo's new ones.
+    after = table.read_text().splitlines()
+    assert len(after) == len(before)
+    assert [line for line in after if ",ada," in line] == [line for line in before if ",ada," in line]
+    assert [line for line in after if ",bo," in line] != [line for line in before if ",bo," in line]
     scores = {}
     for r in collect(tmp_path / "course"):
         if not r["needs_manual_grade"]:

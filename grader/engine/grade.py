@@ -557,6 +557,20 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
         recorder.shutdown()
 
 
+def _class_rows(course, rows, csv_path):
+    """After a regrade of some students: every student's rows, from the gradebook, for the assignments of
+    this run and those the grade table at csv_path already held, so the others' rows stay as they were."""
+    import csv
+    assignments = {r["assignment"] for r in rows}
+    if csv_path.exists():
+        try:
+            with open(csv_path, newline="") as f:
+                assignments |= {r.get("assignment") for r in csv.DictReader(f)}
+        except (OSError, UnicodeDecodeError, csv.Error):
+            pass  # not a table this command wrote: it is replaced, as without --student
+    return [r for r in report.collect(course) if r["assignment"] in assignments]
+
+
 def main(submissions, course, only=None, csv_path=None, unsandboxed=False, workers=None, scheduler=None,
          serial=False, timeout=None, students=None, dry=False):
     if dry:
@@ -572,7 +586,7 @@ def main(submissions, course, only=None, csv_path=None, unsandboxed=False, worke
     print_table(rows, missing)
     print(f"\nclass report: {Path(course) / 'report' / 'index.html'}")
     if csv_path:
-        report.write_csv(rows, Path(csv_path))
+        report.write_csv(_class_rows(course, rows, Path(csv_path)) if students else rows, Path(csv_path))
     if missing:
         print(f"grade: {len(missing)} notebook(s) could not be graded (scored 0): "
               + "; ".join(f"{s} / {a}" for s, a, _ in missing), file=sys.stderr)
