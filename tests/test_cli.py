@@ -170,6 +170,12 @@ def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadline
     assert str(rows["late"]["duedate"]).startswith("2026-12-01 17:00")
     assert rows["early"]["late_submission_penalty"] == 0 and rows["early"]["score"] == rows["early"]["raw_score"] > 0
     assert rows["late"]["raw_score"] > 0 and rows["late"]["score"] == 0  # "zero": a late submission scores 0
+    # One score everywhere: the printed table and the HTML report give the late student 0 too.
+    table = {line.split()[0]: line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["early"], ["late"])}
+    assert table["late"][-2] == "0" and float(table["early"][-2]) == rows["early"]["raw_score"]
+    assert "late, nbgrader's penalty taken from the auto total: late (-" in run.stdout
+    page = (course / "report" / "index.html").read_text()
+    assert "<tr><td>late</td><td>0/5, late (-" in page and "<tr><td>early</td><td>5/5" in page
     # The logs this project writes hold nbgrader's messages, not SQLAlchemy's autoflush notes
     logs = "".join(p.read_text() for p in (course / "logs").glob("*.log"))
     assert "autograde" in logs and "SAWarning" not in logs

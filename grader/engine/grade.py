@@ -139,18 +139,25 @@ def print_table(rows, missing=(), out=sys.stdout):
         print("(out of)".ljust(width) + "".join(f"  {maxima[p]:>{w}g}" for p, w in zip(parts, cols))
               + f"  {sum(maxima[p] for p in parts if p not in written):>5g}"
               + f"  {sum(maxima[p] for p in written):>{hand_width}g}", file=out)
+        lateness = []
         for s in students:
             cells = [row.get((s, p)) for p in parts]
             shown = ["-" if r is None else "pending" if r["needs_manual_grade"]
                      else "not attempted" if p in written and r.get("finding") == NOT_ATTEMPTED
                      else format(r["part_score"], "g") for p, r in zip(parts, cells)]
             auto = sum((r["part_score"] or 0) for p, r in zip(parts, cells) if r and p not in written)
+            late = max([report.late_penalty(r) for r in cells if r] or [0.0])
+            if late:  # nbgrader's penalty: the total shown is the one grades.csv and the export give
+                auto = max(0.0, auto - late)
+                lateness.append(f"{s} (-{late:g})")
             by_hand = [r for p, r in zip(parts, cells) if r and p in written]
             hand = ("pending" if any(r["needs_manual_grade"] for r in by_hand)
                     else "not attempted" if by_hand and all(r.get("finding") == NOT_ATTEMPTED for r in by_hand)
                     else format(sum(r["part_score"] or 0 for r in by_hand), "g") if by_hand else "-")
             print(s.ljust(width) + "".join(f"  {c:>{w}}" for c, w in zip(shown, cols))
                   + f"  {auto:>5g}  {hand:>{hand_width}}", file=out)
+        if lateness:
+            print("late, nbgrader's penalty taken from the auto total: " + ", ".join(lateness), file=out)
         named = [r for r in mine if r["mistake"]]
         if named:
             print("named mistakes:", file=out)

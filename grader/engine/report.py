@@ -203,9 +203,9 @@ def _plots(rows, out):
         totals = {}
         for r in auto:
             if r["assignment"] == a:
-                got, most = totals.get(r["student_id"], (0.0, 0.0))
-                totals[r["student_id"]] = (got + (r["part_score"] or 0), most + r["part_max_score"])
-        ax.hist([100 * g / m for g, m in totals.values() if m], bins=[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100.01],
+                got, most, _ = totals.get(r["student_id"], (0.0, 0.0, 0.0))
+                totals[r["student_id"]] = (got + (r["part_score"] or 0), most + r["part_max_score"], late_penalty(r))
+        ax.hist([100 * max(0.0, g - late) / m for g, m, late in totals.values() if m], bins=[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100.01],
                 color="tab:blue", edgecolor="white")
         ax.set_title(a, fontsize=9)
         ax.set_xlabel("autograded score (%)")
@@ -243,17 +243,24 @@ def _plots(rows, out):
     return files
 
 
+def late_penalty(r):
+    """nbgrader's late penalty on the submission a row belongs to (0 when on time or without due dates)."""
+    return float(r.get("late_submission_penalty") or 0)
+
+
 def student_totals(rows):
-    """{student: {assignment: (autograded score, its maximum, written answers still to grade by hand)}}."""
+    """{student: {assignment: (autograded score after the late penalty, its maximum, written answers still
+    to grade by hand, the late penalty)}}: one score, the one grades.csv and the export give."""
     out = {}
     for r in rows:
-        got, most, pending = out.setdefault(r["student_id"], {}).get(r["assignment"], (0.0, 0.0, 0))
+        got, most, pending, penalty = out.setdefault(r["student_id"], {}).get(r["assignment"], (0.0, 0.0, 0, 0.0))
         if r["needs_manual_grade"]:
             pending += 1
         else:
             got, most = got + (r["part_score"] or 0), most + r["part_max_score"]
-        out[r["student_id"]][r["assignment"]] = (got, most, pending)
-    return out
+        out[r["student_id"]][r["assignment"]] = (got, most, pending, late_penalty(r))
+    return {s: {a: (max(0.0, got - penalty), most, pending, penalty) for a, (got, most, pending, penalty) in by.items()}
+            for s, by in out.items()}
 
 
 def write_html(rows, missing, out):
@@ -277,8 +284,8 @@ def write_html(rows, missing, out):
     totals = student_totals(rows)
     assignments = sorted({r["assignment"] for r in rows})
     # Columns named by the notebook's number (its name in the tooltip), so six of them fit the page.
-    parts.append("<h2>Students</h2><p>Autograded score out of its maximum, per notebook; written answers still to "
-                 "grade by hand are counted apart (\"1 by hand\").</p><div style='overflow-x:auto'><table><tr><th>student</th>"
+    parts.append("<h2>Students</h2><p>Autograded score out of its maximum, per notebook, after nbgrader's late "
+                 "penalty (\"late (-8)\"); written answers still to grade by hand are counted apart (\"1 by hand\").</p><div style='overflow-x:auto'><table><tr><th>student</th>"
                  + "".join(f"<th title='{e(a)}'>{e(a[:2])}</th>" for a in assignments) + "</tr>")
     for student in sorted(totals):
         cells = []
@@ -286,8 +293,9 @@ def write_html(rows, missing, out):
             if a not in totals[student]:
                 cells.append("<td>-</td>")
                 continue
-            got, most, pending = totals[student][a]
-            cells.append(f"<td>{got:g}/{most:g}" + (f", {pending} by hand" if pending else "") + "</td>")
+            got, most, pending, penalty = totals[student][a]
+            cells.append(f"<td>{got:g}/{most:g}" + (f", late (-{penalty:g})" if penalty else "")
+                         + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
     parts += ["</table></div>", "<h2>Most frequent named mistakes</h2>"]
     if mistakes:
