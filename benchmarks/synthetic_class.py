@@ -8,7 +8,7 @@ tests/sample_class.py writes them; the broken kinds then spoil one solution cell
     name_error     the answer key with a typo at the top of a solution cell: NameError, nothing below it runs
     syntax_error   the answer key with a solution cell that does not parse: SyntaxError
     looping        the answer key with a solution cell that never ends: only the cell timeout stops it
-    missing        the answer key handed in under another name, so the notebook nbgrader expects is missing
+    missing        the answer key handed in under a name of the student's own, so the notebook nbgrader expects is missing
 
     python -m benchmarks.synthetic_class FOLDER [--students 100] [--assignments all|A,B] [--seed 1]
 """
@@ -50,8 +50,9 @@ class Entry:
     @property
     def path(self):
         """Where it goes under the submissions folder (nbgrader's submitted/ layout)."""
-        # A browser's second download of the same file: the name nbgrader looks for is not there.
-        name = f"{self.assignment} (1)" if self.kind == "missing" else self.assignment
+        # Saved under a name of the student's own: the name nbgrader looks for is not there. (A browser's
+        # second download, "name (1).ipynb", is taken as the notebook when it is the only one.)
+        name = f"my_{self.assignment}" if self.kind == "missing" else self.assignment
         return Path(self.student_id, self.assignment, f"{name}.ipynb")
 
 

@@ -408,3 +408,20 @@ def test_unsafe_student_ids_become_stable_safe_ids(tmp_path, course, name):
     assert (course / "submitted" / safe / A1 / NB1).read_bytes() == notebook(name)
     assert any(repr(name) in line and safe in line for line in said)
     assert json.loads((course / "logs" / "intake.json").read_text())[f"{safe}/{A1}"][0] == f"handed in as {name!r}"
+
+
+def test_a_browsers_second_download_is_taken_when_it_is_the_only_notebook_of_its_name(tmp_path, course):
+    src = write(tmp_path / "src", {
+        f"ada/{A1}/{A1} (1).ipynb": notebook("ada"),                                   # the only one: taken
+        f"bo/{A1}/{A1} (1).ipynb": notebook("bo 1"), f"bo/{A1}/{A1} (2).ipynb": notebook("bo 2"),  # which one?
+        f"cy/{A1}/{NB1}": notebook("cy"), f"cy/{A1}/{A1} copy.ipynb": notebook("cy copy"),    # the right name is there
+    })
+    said = []
+    got = take_in(src, course, say=said.append)
+    submitted = course / "submitted"
+    assert (submitted / "ada" / A1 / NB1).read_bytes() == notebook("ada")
+    assert any(line.startswith("taken: ") and f"{A1} (1).ipynb" in line and f"taken as {NB1}" in line for line in said)
+    assert not (submitted / "bo" / A1 / NB1).exists() and ("bo", A1) in got.empty
+    assert sum(line.startswith("skipped: ") and "/bo/" in line for line in said) == 2
+    assert (submitted / "cy" / A1 / NB1).read_bytes() == notebook("cy")
+    assert any(line.startswith("skipped: ") and f"{A1} copy.ipynb" in line and "which is there too" in line for line in said)

@@ -50,6 +50,8 @@ TIMESTAMP = "timestamp.txt"  # nbgrader's submission time, beside the notebooks
 LMS_NAME = r"(?P<student_id>[^\W_]+)_(?P<file_id>.+)$"
 LMS_FORM = "<student>_<anything>_<notebook>.ipynb"
 RESUBMITTED = re.compile(r"-\d+$")  # Canvas appends -1, -2 to a file handed in again
+# A browser's second download of a file: "name (1).ipynb", "name(2).ipynb", "name copy.ipynb" -> "name.ipynb"
+BROWSER_COPY = re.compile(r"( ?\(\d+\)| copy(?: \d+)?)(?=\.ipynb$)")
 
 
 # Limits on what is read, so a zip bomb (a few MB that unpack to gigabytes) costs nothing: a notebook of
@@ -107,10 +109,10 @@ def take_in(source, course, only=None, say=print, students=None):
         raise IntakeError(f"{', '.join(unknown)}: not an assignment of this course ({', '.join(notebooks)})")
     intake = Intake()
 
-    def skip(where, why, placed=False):
+    def skip(where, why, placed=False, taken=False):
         if (where, why) not in intake.problems:  # a folder that is not an assignment is named once
             intake.problems.append((where, why))
-            say(f"{'unreadable' if placed else 'skipped'}: {where}: {why}")
+            say(f"{'taken' if taken else 'unreadable' if placed else 'skipped'}: {where}: {why}")
 
     if source.is_dir():
         if source == submitted or source in submitted.parents or submitted in source.parents:
@@ -219,6 +221,7 @@ def _choose(entries, notebooks, only, skip):
     by_name = {nb: a for a, names in notebooks.items() for nb in names}  # notebook names are unique in source/
     collector = FileNameCollectorPlugin(named_regexp=LMS_NAME, valid_ext=[".ipynb"])
     chosen = {}
+    copies = {}  # (student, assignment, notebook) -> entries named as a browser names a second download
     for entry in entries:
         parts = entry.parts
         # nbgrader's layout: the first folder named after an assignment, below a student's folder.
@@ -232,6 +235,9 @@ def _choose(entries, notebooks, only, skip):
                 skip(entry.where, entry.refused)
                 chosen.setdefault((student, assignment), {})  # the student handed something in all the same
                 continue
+            if len(rest) == 1 and rest[0] not in expected and BROWSER_COPY.sub("", rest[0]) in expected:
+                copies.setdefault((student, assignment, BROWSER_COPY.sub("", rest[0])), []).append(entry)
+                continue  # taken below if it is the only notebook of that name, copy suffix aside
             if rest not in [(name,) for name in expected + [TIMESTAMP]]:
                 what = ("in a subfolder" if len(rest) > 1 else
                         "a renamed notebook" if rest[0].endswith(".ipynb") else "not a notebook")
@@ -264,6 +270,16 @@ def _choose(entries, notebooks, only, skip):
         files[name] = newer
         skip(older.where, f"two files for {student}'s {name}: took the later {newer.where} "
                           f"({newer.time:%Y-%m-%d %H:%M:%S}), not this one ({older.time:%Y-%m-%d %H:%M:%S})")
+    for (student, assignment, name), found in sorted(copies.items(), key=lambda kv: kv[0]):
+        files = chosen.setdefault((student, assignment), {})  # the student handed something in all the same
+        if name in files or len(found) > 1:
+            for entry in found:
+                skip(entry.where, f"a renamed notebook: {assignment} takes {name}" +
+                     (f", which is there too" if name in files else f", and {len(found)} copies of it are there"))
+            continue
+        files[name] = found[0]
+        skip(found[0].where, f"taken as {name}: the only notebook of {assignment} in the folder, named as a browser "
+                             "names a second download", taken=True)
     return chosen
 
 

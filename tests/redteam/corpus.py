@@ -441,6 +441,11 @@ def _renamed(folder, ctx):
     nbformat.write(key_notebook(), str(notebook_path(folder, name=f"{A01} (1)")))
 
 
+def _renamed_twice(folder, ctx):
+    for copy in (1, 2):
+        nbformat.write(key_notebook(), str(notebook_path(folder, name=f"{A01} ({copy})")))
+
+
 def _symlinked(folder, ctx):
     notebook_path(folder).symlink_to(SOLUTIONS / A01 / f"{A01}.ipynb")
 
@@ -863,8 +868,11 @@ ENTRIES = [
     _e("rt_not_utf8", "the answer key, saved as latin-1 (not UTF-8)", _write_bytes(_not_utf8), ZERO_01,
        reason_has="UTF-8"),
     _e("rt_nbformat3", "the answer key, saved as nbformat 3", _write_bytes(_nbformat3), FULL),
-    _e("rt_renamed", "the answer key, saved as '01_self_attention (1).ipynb'", _renamed, ZERO_01,
-       reason_has=f"{A01} (1).ipynb"),
+    # a browser's second download is taken when it is the only notebook of its name; two such copies are not
+    _e("rt_renamed", "the answer key, saved as '01_self_attention (1).ipynb' (a browser's second download)",
+       _renamed, FULL),
+    _e("rt_renamed_twice", "the answer key, saved as '01_self_attention (1).ipynb' and '01_self_attention (2).ipynb'",
+       _renamed_twice, ZERO_01, reason_has=f"{A01} (2).ipynb"),
     _e("rt_symlink_to_solutions", "the notebook is a symlink to the repo's answer key", _symlinked, ZERO_01,
        reason_has="link", plain="the symlink is followed by the course's intake, not by nbgrader"),
     _e("rt_wrong_assignment", "notebook 02's answer key handed in as notebook 01", _wrong_assignment, ZERO_01),
