@@ -162,6 +162,7 @@ def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadline
     for student, handed_in in (("early", "2026-11-30 09:00:00 UTC"), ("late", "2026-12-02 09:00:00 UTC")):
         _hand_in(folder, student, "solutions")
         (folder / student / "02_scaled_attention" / "timestamp.txt").write_text(handed_in)
+    _hand_in(folder, "untimed", "solutions")  # no timestamp.txt: its lateness cannot be judged, and is said so
     course.mkdir()
     (course / "deadlines.toml").write_text('penalty = "zero"\n[due]\n02_scaled_attention = "2026-12-01 17:00:00 UTC"\n')
     run = grader("grade", folder, "--course", course)
@@ -176,6 +177,8 @@ def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadline
     assert "late, nbgrader's penalty taken from the auto total: late (-" in run.stdout
     page = (course / "report" / "index.html").read_text()
     assert "<tr><td>late</td><td>0/5, late (-" in page and "<tr><td>early</td><td>5/5" in page
+    assert "lateness not judged: untimed / 02_scaled_attention" in run.stdout and "early /" not in run.stdout
+    assert "Lateness not judged" in page and "untimed / 02_scaled_attention" in page
     # The logs this project writes hold nbgrader's messages, not SQLAlchemy's autoflush notes
     logs = "".join(p.read_text() for p in (course / "logs").glob("*.log"))
     assert "autograde" in logs and "SAWarning" not in logs

@@ -170,6 +170,9 @@ def print_table(rows, missing=(), out=sys.stdout):
                 for s in dict.fromkeys(r["student_id"] for r in untouched)), file=out)
     for student, assignment, why in missing:
         print(f"not graded: {student} / {assignment}: {why}", file=out)
+    for student, assignment in report.untimed(rows):
+        print(f"lateness not judged: {student} / {assignment}: a due date is set but no timestamp.txt came with it "
+              "(nbgrader counts it on time)", file=out)
 
 
 # Exit codes of `python -m grader grade` (README, "Grading a class").

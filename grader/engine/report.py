@@ -243,6 +243,12 @@ def _plots(rows, out):
     return files
 
 
+def untimed(rows):
+    """[(student, assignment)] handed in for an assignment with a due date but with no time of submission
+    (no timestamp.txt): nbgrader counts them on time, so their lateness was not judged."""
+    return sorted({(r["student_id"], r["assignment"]) for r in rows if r.get("duedate") and not r.get("timestamp")})
+
+
 def late_penalty(r):
     """nbgrader's late penalty on the submission a row belongs to (0 when on time or without due dates)."""
     return float(r.get("late_submission_penalty") or 0)
@@ -297,7 +303,11 @@ def write_html(rows, missing, out):
             cells.append(f"<td>{got:g}/{most:g}" + (f", late (-{penalty:g})" if penalty else "")
                          + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
-    parts += ["</table></div>", "<h2>Most frequent named mistakes</h2>"]
+    parts.append("</table></div>")
+    if untimed(rows):
+        parts.append("<p>Lateness not judged (a due date is set, but no timestamp.txt came with the submission, "
+                     "so nbgrader counts it on time): " + e(", ".join(f"{s} / {a}" for s, a in untimed(rows))) + "</p>")
+    parts += ["<h2>Most frequent named mistakes</h2>"]
     if mistakes:
         parts.append(f"<img src='{files['mistakes']}' alt='named mistakes'>")
         parts.append("<table><tr><th>mistake</th><th>count</th><th>parts</th></tr>" + "".join(
