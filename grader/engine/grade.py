@@ -456,15 +456,20 @@ class Progress:
             self.bar.refresh()
         elif changed or time.monotonic() - self.last >= self.every:
             self.last = time.monotonic()
-            print(f"grade: {self.stage}: {self.done} of {self.total} notebooks run "
-                  f"({self.last - self.start:.0f} s)", file=self.stream, flush=True)
+            self._say()
+
+    def _say(self):
+        """One plain line: the stage, the notebooks run once any are planned, the time so far."""
+        counted = f": {self.done} of {self.total} notebooks run" if self.total else ""
+        self.said = f"grade: {self.stage}{counted}"
+        print(f"{self.said} ({time.monotonic() - self.start:.0f} s)", file=self.stream, flush=True)
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled:
-            print(f"grade: {self.stage}: {self.done} of {self.total} notebooks run "
-                  f"({time.monotonic() - self.start:.0f} s)", file=self.stream, flush=True)
+        elif self.enabled and getattr(self, "said", None) != f"grade: {self.stage}" + (
+                f": {self.done} of {self.total} notebooks run" if self.total else ""):
+            self._say()  # the last stage, unless its line was the last one printed
 
 
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
@@ -492,12 +497,14 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.
         for assignment in assignments:
-            shown.update(stage=f"releasing {assignment}")
+            shown.update(stage=f"releasing {assignment} (assignment {assignments.index(assignment) + 1} of "
+                               f"{len(assignments)}, nbgrader's generate_assignment)")
             while not released[assignment].done():  # nbgrader's generate_assignment: seconds each
                 time.sleep(0.2)
                 shown.update(done=sum(f.done() for f in futures))
             released[assignment].result()
-            shown.update(stage=f"planning {assignment}")
+            shown.update(stage=f"planning {assignment} (assignment {assignments.index(assignment) + 1} of "
+                               f"{len(assignments)}: its notebooks, probes in)")
             cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
             for student, notebook, path in submitted_notebooks(course, assignment):
                 if students and student not in students:
