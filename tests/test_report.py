@@ -82,6 +82,13 @@ def test_the_report_fits_the_page_and_has_a_row_per_student(tmp_path):
     assert "<h2>Students</h2>" in page
     for student, got in (("ada", 1), ("bo", 2), ("cy", 3)):
         assert f"<tr><td>{student}</td><td>{got}/5, 1 by hand</td>" in page
+    # One denominator a column: a written answer graded by hand is counted apart, not into the 5.
+    graded = [dict(r, needs_manual_grade=False, part_score=2) if r["student_id"] == "ada" and r["part"] == "why"
+              else r for r in rows]
+    report.write_html(graded, [], tmp_path)
+    page = (tmp_path / "index.html").read_text()
+    assert "<tr><td>ada</td><td>1/5, 2/2 by hand</td>" in page and "<tr><td>bo</td><td>2/5, 1 by hand</td>" in page
+    assert "white-space:nowrap" in page
 
 
 def test_an_empty_course_gives_a_report_not_a_traceback(tmp_path):

@@ -256,17 +256,22 @@ def late_penalty(r):
 
 def student_totals(rows):
     """{student: {assignment: (autograded score after the late penalty, its maximum, written answers still
-    to grade by hand, the late penalty)}}: one score, the one grades.csv and the export give."""
+    to grade by hand, the late penalty, written answers' score, their maximum)}}: the autograded score is
+    the one grades.csv and the export give for those parts; written answers, graded by hand or not, are
+    counted apart, so every autograded column has one denominator."""
     out = {}
     for r in rows:
-        got, most, pending, penalty = out.setdefault(r["student_id"], {}).get(r["assignment"], (0.0, 0.0, 0, 0.0))
+        got, most, pending, penalty, hand, hand_most = out.setdefault(r["student_id"], {}).get(
+            r["assignment"], (0.0, 0.0, 0, 0.0, 0.0, 0.0))
         if r["needs_manual_grade"]:
             pending += 1
-        else:
+        elif r["part"].startswith("test_"):
             got, most = got + (r["part_score"] or 0), most + r["part_max_score"]
-        out[r["student_id"]][r["assignment"]] = (got, most, pending, late_penalty(r))
-    return {s: {a: (max(0.0, got - penalty), most, pending, penalty) for a, (got, most, pending, penalty) in by.items()}
-            for s, by in out.items()}
+        elif r.get("finding") != NOT_ATTEMPTED:  # graded by hand
+            hand, hand_most = hand + (r["part_score"] or 0), hand_most + r["part_max_score"]
+        out[r["student_id"]][r["assignment"]] = (got, most, pending, late_penalty(r), hand, hand_most)
+    return {s: {a: (max(0.0, got - penalty), most, pending, penalty, hand, hand_most)
+                for a, (got, most, pending, penalty, hand, hand_most) in by.items()} for s, by in out.items()}
 
 
 def write_html(rows, missing, out):
@@ -280,7 +285,8 @@ def write_html(rows, missing, out):
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Class report</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}img{max-width:100%;height:auto}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}</style>",
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;"
+        "white-space:nowrap}</style>",
         f"<h1>Class report</h1><p>students: {students}; assignments: {len({r['assignment'] for r in rows})}; "
         f"graded parts: {len(rows)}; notebooks that could not be graded: {len(missing)}.</p>",
     ]
@@ -290,8 +296,9 @@ def write_html(rows, missing, out):
     totals = student_totals(rows)
     assignments = sorted({r["assignment"] for r in rows})
     # Columns named by the notebook's number (its name in the tooltip), so six of them fit the page.
-    parts.append("<h2>Students</h2><p>Autograded score out of its maximum, per notebook, after nbgrader's late "
-                 "penalty (\"late (-8)\"); written answers still to grade by hand are counted apart (\"1 by hand\").</p><div style='overflow-x:auto'><table><tr><th>student</th>"
+    parts.append("<h2>Students</h2><p>Autograded score out of the autograded maximum, per notebook, after nbgrader's "
+                 "late penalty (\"late (-8)\"); written answers apart: graded by hand (\"2/2 by hand\") or still "
+                 "to grade (\"1 by hand\").</p><div style='overflow-x:auto'><table><tr><th>student</th>"
                  + "".join(f"<th title='{e(a)}'>{e(a[:2])}</th>" for a in assignments) + "</tr>")
     for student in sorted(totals):
         cells = []
@@ -299,8 +306,9 @@ def write_html(rows, missing, out):
             if a not in totals[student]:
                 cells.append("<td>-</td>")
                 continue
-            got, most, pending, penalty = totals[student][a]
+            got, most, pending, penalty, hand, hand_most = totals[student][a]
             cells.append(f"<td>{got:g}/{most:g}" + (f", late (-{penalty:g})" if penalty else "")
+                         + (f", {hand:g}/{hand_most:g} by hand" if hand_most else "")
                          + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
     parts.append("</table></div>")
