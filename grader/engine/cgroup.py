@@ -92,7 +92,7 @@ def hierarchies():
 
 
 def hierarchy():
-    """(version, parent) of the cpu controller, or None (kept for what reads it: the sandbox check)."""
+    """(version, parent) of the cpu controller, or None."""
     return hierarchies().get("cpu")
 
 
