@@ -101,6 +101,15 @@ def nbgrader(course, *args, wait=True, env=None):
     return process.wait() if wait else process
 
 
+def register_students(course, students):
+    """Every student in the gradebook, from this one process, before any nbgrader process starts: the
+    assignments' autogrades run side by side, and two that add the same new student at once collide in
+    sqlite (UNIQUE constraint failed: student.id), and that student's notebook is then not graded."""
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in sorted(students):
+            gb.update_or_create_student(student)
+
+
 def ensure_released(course, assignment, duedate=None):
     """Put the assignment's cells in the gradebook once (autograde restores hidden tests from there),
     and its due date (from deadlines.toml; None: no due date) every time."""
@@ -257,6 +266,7 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
         if not existed:  # leave nothing half-made behind
             shutil.rmtree(course, ignore_errors=True)
         fail(str(e), NOTHING_TO_GRADE)
+    register_students(course, {s for s, _, _ in intake.placed} | {s for s, _ in intake.empty})
     timeout = timeout or 60
     # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.
     env = {"COURSE_CELL_TIMEOUT": str(timeout), RUN_VARIABLE: uuid.uuid4().hex,
