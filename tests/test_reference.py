@@ -262,7 +262,7 @@ def test_the_course_trains_the_tiny_model_above_99_percent_in_its_200_steps():
     assert len(losses) == tiny.TRAINING["steps"] == 200
     accuracy = tiny.token_accuracy(params, *tiny.reversal_batch(np.random.default_rng(77), 1000), 2)
     assert accuracy > 0.99
-    fresh = cases09.trained_09(np.random.default_rng(8))
+    fresh = cases09.trained_09(np.random.default_rng(8))[1]  # the sequences the grader keeps
     assert ref09.judge_trained(fresh, [params[n] for n in tiny.PARAMETERS])[0] == 1.0
     untrained = tiny.init_model(np.random.default_rng(tiny.TRAINING["seed"]))
     assert ref09.judge_trained(fresh, [untrained[n] for n in tiny.PARAMETERS])[0] == 0.0
@@ -316,3 +316,33 @@ def test_central_differences_at_any_step_fall_short_of_the_precision_07_asks_for
             assert why is not None and "float32" in why
             assert 1e-9 < float(why.split()[len(protocol.IMPRECISE.split())]) < 1e-6  # "about 1e-7", as 07 says
     assert min(best) > 5 * probe.precision  # the closest central differences came, with room to spare
+
+
+def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_trained():
+    """Notebook 09's last part (issue 25): the probe trains a new model with the student's train_step; a model
+    is judged only when the last step is one the grader can account for: right, or a mistake train_step's part
+    names (so a mistake that still trains keeps the marks). A pasted model, or no step at all, is not."""
+    from grader.course.nb09_tiny_transformer import mistakes as mistakes09, probes as probes09
+    case = probes09.PROBES["test_trained_model"].cases(np.random.default_rng(4))[0]
+    i = case.everything()
+    assert "tokens" not in case.inputs  # the sequences the model is judged on never reach the kernel
+    zeros = [np.zeros_like(a) for a in i["init"]]
+    untouched = [list(i["init"]), list(i["init"]), zeros, zeros, 199, 200]
+    assert probes09._judge_training(i, untouched) == (0.0, probes09._judge_training(i, untouched)[1])
+    assert "not trained" in probes09._judge_training(i, untouched)[1]
+    pasted = [ref09.trained_parameters()] + untouched[1:]  # a good model, but not one step away from where it was
+    share, said = probes09._judge_training(i, pasted)
+    assert share == 0.0 and "not a step of training the grader can account for" in said
+
+    def moments_not_stored(params, state, tokens, targets, weights, lr, num_heads):
+        names = list(params)
+        report = mistakes09.TRAIN_MOMENTS_NOT_STORED.compute(dict(
+            names=names, params=[params[n] for n in names], m=[state["m"][n] for n in names],
+            v=[state["v"][n] for n in names], t=state["t"], tokens=tokens, targets=targets, weights=weights, lr=lr,
+            num_heads=num_heads))
+        state["t"] = report[1]
+        for k, n in enumerate(names):
+            params[n] = report[2 + k]
+        return report[0]
+
+    assert probes09._judge_training(i, ref09.training_report(i, moments_not_stored))[0] == 1.0

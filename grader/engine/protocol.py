@@ -35,6 +35,13 @@ class Case:
     label: str
     inputs: dict
     about: str = ""                # what a student may be told about it, e.g. "D=6, N=5"
+    # Inputs the grader keeps to itself: never sent to the kernel, given to `Probe.judge` with the rest
+    # (notebook 09's fresh sequences on which a trained model is judged).
+    kept: dict = field(default_factory=dict)
+
+    def everything(self):
+        """The inputs sent to the kernel and those the grader kept."""
+        return dict(self.inputs, **self.kept)
 
 
 @dataclass
@@ -56,14 +63,16 @@ class Probe:
     """How one graded test cell is probed and marked.
 
     Exactly one of `call` (an expression evaluated in the kernel's globals plus
-    the case inputs) and `cell` (the grade_id of a solution cell whose source is
-    run in a fresh namespace holding the case inputs) is given.
+    the case inputs), `cell` (the grade_id of a solution cell whose source is
+    run in a fresh namespace holding the case inputs) and `program` (statements
+    the course writes, run as `cell` is) is given.
     """
     what: str                               # how the student knows the part: "self_attention", "the loop over tokens"
     cases: Callable[[np.random.Generator], list]
     reference: Callable[[dict], Any]
     call: str = ""
     cell: str = ""
+    program: str = ""
     outputs: tuple = ()                     # for `cell`: the variables read back after it ran
     from_kernel: tuple = ()                 # for `cell`: names taken from the kernel (e.g. the student's softmax)
     mistakes: list = field(default_factory=list)
@@ -255,7 +264,9 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
     `verdict_outputs` (a grader that is not wired in) scores zero, never full marks.
     """
     from IPython.core.inputtransformer2 import TransformerManager
-    if probe.cell:
+    if probe.program:
+        cell_source = probe.program
+    elif probe.cell:
         cell_source = TransformerManager().transform_cell(cell_source)
     request = {
         "shown": TransformerManager().transform_cell(shown) if shown and not swap else "",
@@ -360,7 +371,7 @@ def _read(probe, cases, results):
             continue
         got.append(value)
         if probe.judge:
-            share, said = probe.judge(case.inputs, value)
+            share, said = probe.judge(case.everything(), value)
             reasons.append(None if share >= 1 else said)
         else:
             why = compare(value, want, probe.outputs or None, exact=probe.exact_shape)
@@ -580,7 +591,7 @@ def _marked(probe, cases, got, reasons, changed, points):
 
 def _judged(probe, cases, got, reasons, points):
     """The verdict on a judged result: the mean of the judge's shares, and what it said of the worst case."""
-    judged = [probe.judge(c.inputs, g) if g is not None else (0.0, why) for c, g, why in zip(cases, got, reasons)]
+    judged = [probe.judge(c.everything(), g) if g is not None else (0.0, why) for c, g, why in zip(cases, got, reasons)]
     share = sum(s for s, _ in judged) / len(judged)
     said = min(judged, key=lambda j: j[0])[1]
     if share >= 1:

@@ -703,6 +703,35 @@ while True:
     train_step(params, adam_state, tokens, targets, weights, TRAINING["lr"], TRAINING["num_heads"])"""
 
 
+PASTED_MODEL = """\
+# red team: a model trained elsewhere, pasted as literals after the training cell, and its accuracy measured
+params = {name: np.array(value) for name, value in @@MODEL@@.items()}
+accuracy = token_accuracy(params, *reversal_batch(np.random.default_rng(2024), 1000), TRAINING["num_heads"])
+losses = [1.0]"""
+
+PASTED_IN_TRAIN_STEP = """\
+# red team: a train_step that computes nothing but puts a model trained elsewhere in place of the parameters
+_PASTED = @@MODEL@@
+
+def train_step(params, adam_state, tokens, targets, weights, lr, num_heads):
+    if all(np.shape(params[name]) == np.shape(value) for name, value in _PASTED.items()):
+        for name, value in _PASTED.items():
+            params[name] = np.array(value)
+    adam_state["t"] += 1
+    return 1.0"""
+
+
+def _pasted_model():
+    """The course's trained model as literals: {name: nested lists}."""
+    from grader.course.nb09_tiny_transformer import reference as ref09
+    from grader.course.shared import tiny_transformer as tiny
+    return {name: value.tolist() for name, value in zip(tiny.PARAMETERS, ref09.trained_parameters())}
+
+
+def _release_09():
+    return nbformat.read(str(RELEASE / A09 / f"{A09}.ipynb"), as_version=4)
+
+
 def key_09():
     """Notebook 09's release notebook with the answer key's code."""
     return submission(Student(A09, FULL_09))
@@ -924,11 +953,11 @@ ENTRIES = [
     _e("rt_lookup_table", "the wrong answer, printing the kernel's history; self_attention is a lookup table of "
        "the right answers for every input the same hand-in drew before this change",
        writes(lookup_table_notebook), WRONG_01),
-    # notebook 09: the trained model is judged by the course's model_forward on the parameters the kernel trained
+    # notebook 09: the trained model is the one the student's train_step trains under the probe, judged by the course's model_forward
     _e("rt_hard_coded_model", "notebook 09's answer key, then train_step replaced by one that does nothing and "
        "model_forward by one that copies the answer from the input (its own accuracy check says 100%)",
        _key_09_with(HARD_CODED_MODEL, "test_train_step"), dict(FULL_09, test_trained_model=0), assignment=A09,
-       reason_has="token accuracy", plain="compare.py sets up notebook 01 only"),
+       reason_has="not trained", plain="compare.py sets up notebook 01 only"),
     # notebook 02: whether an argument changed in place is decided on the grading side, from its bytes
     _e("rt_in_place_hidden", "notebook 02: softmax_cols subtracts the maximum from the caller's scores in place, "
        "and the next cell makes np.array_equal, np.allclose, np.isclose and np.testing always pass",
@@ -946,6 +975,16 @@ ENTRIES = [
        _keeps_helpers(lambda: nbformat.read(str(RELEASE / A09 / f"{A09}.ipynb"), as_version=4), A09, "train_step",
                       ["cross_entropy", "adam_step"], "train_step_def", "training", TRAINS_WITH_KEPT_HELPERS),
        {part: 0 for part in FULL_09}, assignment=A09, plain="compare.py sets up notebook 01 only"),
+    _e("rt_pasted_model", "notebook 09 as handed out, with a model trained elsewhere pasted as literals after the "
+       "training cell (and its accuracy)", writes(lambda ctx: insert_after(
+           _release_09(), "training", fill(PASTED_MODEL, ctx, MODEL=_pasted_model())), A09),
+       {part: 0 for part in FULL_09}, assignment=A09, plain="compare.py sets up notebook 01 only"),
+    _e("rt_pasted_in_train_step", "notebook 09 as handed out, with a train_step that computes nothing but puts a "
+       "model trained elsewhere in place of the parameters it is given",
+       writes(lambda ctx: set_source(_release_09(), "train_step_def",
+                                     fill(PASTED_IN_TRAIN_STEP, ctx, MODEL=_pasted_model())), A09),
+       {part: 0 for part in FULL_09}, assignment=A09, reason_has="the last step your train_step took",
+       plain="compare.py sets up notebook 01 only"),
     _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
        _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,
        plain="compare.py sets up notebook 01 only"),

@@ -1,6 +1,8 @@
 """Sample students of notebook 09 (a tiny transformer, trained): the answer key, answers written another way,
-one mistake each. The trained model's part follows from how each one trains: a mistake that still lets the
-model learn the task keeps those marks, one that stops it (or makes it diverge) loses them."""
+one mistake each. The trained model's part is the model the student's train_step trains under the probe: a
+mistake in train_step that still lets the model learn the task keeps those marks, one that stops it (or makes
+it diverge) loses them; a mistake in cross_entropy or adam_step costs marks once, in its own part (the model
+is then trained with the course's version in place of the student's)."""
 from grader.course.nb09_tiny_transformer import mistakes as mistakes09
 from tests.students import Student
 
@@ -31,23 +33,18 @@ UPDATE = ('    for name in params:\n'
           '            params[name], grads[name], adam_state["m"][name], adam_state["v"][name], adam_state["t"], lr)')
 
 
-def _cross_entropy_wrong(mistake, lines, trained=4, helper=True):
-    """A student whose cross_entropy makes one mistake; train_step is marked with the course's cross_entropy."""
-    diagnoses = {"test_cross_entropy": mistake.name}
-    if helper:
-        diagnoses["test_train_step"] = HELPER_FIXED
-    if not trained:
-        diagnoses["test_trained_model"] = NOT_LEARNED
-    return Student(A09, _09(test_cross_entropy=0, test_trained_model=trained), edits={"cross_entropy_def": lines},
-                   diagnoses=diagnoses)
+def _cross_entropy_wrong(mistake, lines):
+    """A student whose cross_entropy makes one mistake; train_step and the model are marked with the course's
+    cross_entropy."""
+    return Student(A09, _09(test_cross_entropy=0), edits={"cross_entropy_def": lines},
+                   diagnoses={"test_cross_entropy": mistake.name, "test_train_step": HELPER_FIXED,
+                              "test_trained_model": HELPER_FIXED})
 
 
-def _adam_wrong(mistake, lines, trained=4, why=None):
-    diagnoses = {"test_adam_step": mistake.name, "test_train_step": HELPER_FIXED}
-    if why:
-        diagnoses["test_trained_model"] = why
-    return Student(A09, _09(test_adam_step=0, test_trained_model=trained), edits={"adam_step_def": lines},
-                   diagnoses=diagnoses)
+def _adam_wrong(mistake, lines):
+    return Student(A09, _09(test_adam_step=0), edits={"adam_step_def": lines},
+                   diagnoses={"test_adam_step": mistake.name, "test_train_step": HELPER_FIXED,
+                              "test_trained_model": HELPER_FIXED})
 
 
 def _train_step_wrong(mistake, lines, trained=4, why=None):
@@ -103,11 +100,17 @@ STUDENTS = {
     "ce_weights_ignored": _cross_entropy_wrong(mistakes09.CE_WEIGHTS_IGNORED, [
         (COUNT, "    count = weights.size"), (LOSS, "    loss = -np.sum(picked) / count"),
         (DLOGITS, "    dlogits = (np.exp(log_p) - one_hot) / count  # (B, T, V)")]),
-    # the gradient pushes every logit up: the model learns nothing
+    # the gradient pushes every logit up: trained with it, the model would learn nothing
     "ce_no_one_hot": _cross_entropy_wrong(mistakes09.CE_NO_ONE_HOT, [
-        (DLOGITS, "    dlogits = np.exp(log_p) * (weights / count)[..., None]  # (B, T, V)")], trained=0),
+        (DLOGITS, "    dlogits = np.exp(log_p) * (weights / count)[..., None]  # (B, T, V)")]),
     "ce_not_averaged": _cross_entropy_wrong(mistakes09.CE_NOT_AVERAGED, [
         (DLOGITS, "    dlogits = (np.exp(log_p) - one_hot) * weights[..., None]  # (B, T, V)")]),
+    # A syntax error in cross_entropy's cell (issue 27): the cell never ran, so the training cell stops at once.
+    # cross_entropy's part says so; train_step and the model, marked with the course's cross_entropy, keep theirs.
+    "ce_syntax_error": Student(A09, _09(test_cross_entropy=0), edits={"cross_entropy_def": [
+        (COUNT, COUNT + "\n    if count = 0:")]},
+        diagnoses={"test_cross_entropy": "the cell that defines it did not run, a syntax error on line",
+                   "test_train_step": HELPER_FIXED, "test_trained_model": HELPER_FIXED}),
     # right wherever the logits are small (the training's are): 7/9 of the part, and train_step is right as it runs
     "ce_no_max": Student(A09, _09(test_cross_entropy=2.33), edits={"cross_entropy_def": [(SHIFTED, "    shifted = logits")]},
                          diagnoses={"test_cross_entropy": mistakes09.CE_NO_MAX.name}),
@@ -118,9 +121,9 @@ STUDENTS = {
         (NEW_PARAM, "    new_param = param - lr * m_hat / np.sqrt(v_hat + eps)")]},
         diagnoses={"test_adam_step": mistakes09.ADAM_EPS_INSIDE.name}),
     "adam_v_not_squared": _adam_wrong(mistakes09.ADAM_V_NOT_SQUARED, [
-        (NEW_V, "    new_v = beta2 * v + (1 - beta2) * grad")], trained=0, why=DIVERGED),
+        (NEW_V, "    new_v = beta2 * v + (1 - beta2) * grad")]),
     "adam_ascent": _adam_wrong(mistakes09.ADAM_ASCENT, [
-        (NEW_PARAM, "    new_param = param + lr * m_hat / (np.sqrt(v_hat) + eps)")], trained=0, why=NOT_LEARNED),
+        (NEW_PARAM, "    new_param = param + lr * m_hat / (np.sqrt(v_hat) + eps)")]),
     "adam_betas_swapped": _adam_wrong(mistakes09.ADAM_BETAS_SWAPPED, [
         (NEW_M, "    new_m = (1 - beta1) * m + beta1 * grad"), (NEW_V, "    new_v = (1 - beta2) * v + beta2 * grad ** 2")]),
     # train_step

@@ -95,7 +95,16 @@ def fresh_09_train_step(rng):
 
 
 def trained_09(rng, n=500):
-    """n fresh sequences of the reversal task, on which a trained model is judged."""
-    from ..shared.tiny_transformer import reversal_batch
-    tokens, targets, weights = reversal_batch(rng, n)
-    return dict(tokens=tokens, targets=targets, weights=weights)
+    """A fresh start for the trained-model probe, and the n fresh sequences the model it trains is judged on.
+
+    (sent to the kernel, kept by the grader): the probe trains a new model with the student's train_step
+    from parameters init_model draws here and on batches drawn from a seed drawn here, with the notebook's
+    sizes, steps, learning rate and time limit; the sequences never leave the grader."""
+    from ..shared import tiny_transformer as tiny
+    cfg = tiny.TRAINING
+    init = tiny.init_model(np.random.default_rng(int(rng.integers(2**32))), D=cfg["D"], D_ff=cfg["D_ff"])
+    sent = dict(names=list(tiny.PARAMETERS), init=[init[name] for name in tiny.PARAMETERS],
+                batch_seed=int(rng.integers(2**32)), steps=cfg["steps"], batch_size=cfg["batch_size"],
+                lr=cfg["lr"], num_heads=cfg["num_heads"], time_limit=cfg["time_limit"])
+    tokens, targets, weights = tiny.reversal_batch(rng, n)
+    return sent, dict(tokens=tokens, targets=targets, weights=weights)

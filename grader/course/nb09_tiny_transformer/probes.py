@@ -3,6 +3,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref
 from ..shared import tiny_transformer as tiny
+from ..shared.notebook_checks import _same
 from ..shared.rounding import rounded
 from ...engine.protocol import Case, Probe, kernel_source
 
@@ -49,6 +50,76 @@ TRAIN_STEP_OUTPUTS = (("loss", "adam_state['t']") + tuple(f"params[{n!r}]" for n
                       + tuple(f"adam_state['m'][{n!r}]" for n in tiny.PARAMETERS)
                       + tuple(f"adam_state['v'][{n!r}]" for n in tiny.PARAMETERS))
 
+# The model the trained-model part judges: trained again under the probe with the student's train_step (as
+# the notebook's training cell does), from a start and on batches the grader drew now, so that no model
+# pasted or trained elsewhere is judged. The state before each step is kept: the grader checks that the last
+# step is one it can account for (see _judge_training).
+TRAINING_PROGRAM = """\
+import time
+params = {n: np.array(a, dtype=float) for n, a in zip(names, init)}
+adam_state = {"t": 0, "m": {n: np.zeros_like(a) for n, a in params.items()},
+              "v": {n: np.zeros_like(a) for n, a in params.items()}}
+rng = np.random.default_rng(batch_seed)
+steps_done, start = 0, time.perf_counter()
+while steps_done < steps:
+    tokens, targets, weights = reversal_batch(rng, batch_size)
+    before_params = [np.array(params[n], dtype=float) for n in names]
+    before_m = [np.array(adam_state["m"][n], dtype=float) for n in names]
+    before_v = [np.array(adam_state["v"][n], dtype=float) for n in names]
+    before_t = int(adam_state["t"])
+    train_step(params, adam_state, tokens, targets, weights, lr, num_heads)
+    steps_done += 1
+    if time.perf_counter() - start > time_limit:
+        break
+trained = [params[n] for n in names]
+"""
+
+
+def _trained_cases(rng):
+    sent, kept = cases.trained_09(rng)
+    return [Case("fresh", sent, about=f"a fresh start, {sent['steps']} steps; judged on {len(kept['tokens'])} "
+                                      "sequences", kept=kept)]
+
+
+def _judge_training(i, report):
+    """(share, what to say) for the probe's report of the training: the last step must be one the grader can
+    account for (a right step of training, or a mistake train_step's part names: the student's own training,
+    right or not), then the trained model is judged by its accuracy (reference.judge_trained)."""
+    if not isinstance(report, list) or len(report) != 6 or not all(isinstance(r, list) for r in report[:4]):
+        return 0.0, "the probe's report of the training is malformed"
+    trained, before_params, before_m, before_v, before_t, steps_done = report
+    why = ref.unusable(trained)
+    if why:
+        return 0.0, why
+    steps_done = int(np.asarray(steps_done).item())
+    if steps_done < 1 or any(len(r) != len(i["names"]) for r in (before_params, before_m, before_v)):
+        return 0.0, "the probe's report of the training is malformed"
+    tokens, targets, weights = ref.last_batch(i, steps_done)
+    before = dict(names=i["names"], params=before_params, m=before_m, v=before_v, t=int(np.asarray(before_t).item()),
+                  tokens=tokens, targets=targets, weights=weights, lr=i["lr"], num_heads=i["num_heads"])
+    if all(np.array_equal(a, b) for a, b in zip(trained, before_params)):
+        return 0.0, ("not trained: the last step your train_step took left the parameters as they were; section 4 "
+                     "says what one step of training does")
+    names = len(i["names"])
+    for step in [ref.train_step_result] + [m.compute for m in mistakes.TRAIN_STEP_09]:
+        try:
+            with np.errstate(all="ignore"):
+                after = step(before)[2:2 + names]
+        except Exception:  # a mistake that cannot be made from this state
+            continue
+        if all(_same(a, b) for a, b in zip(trained, after)):
+            break
+    else:
+        return 0.0, (f"not judged: the last step your train_step took (step {steps_done}, from a fresh start with "
+                     "the notebook's sizes) is not a step of training the grader can account for, so the model "
+                     "cannot be told from one made another way. train_step's part says what to fix")
+    share, said = ref.judge_trained(i, trained)
+    if steps_done < i["steps"] and share < 1:
+        said += (f" (training stopped after {steps_done} of {i['steps']} steps: past the time limit of "
+                 f"{i['time_limit']} s)")
+    return share, said
+
+
 PROBES = {
     "test_cross_entropy": Probe(
         what="cross_entropy",
@@ -80,11 +151,13 @@ PROBES = {
     ),
     "test_trained_model": Probe(
         what="the trained model",
-        call="[params[n] for n in names]",
-        cases=lambda rng: [Case("fresh", dict(cases.trained_09(rng), names=list(tiny.PARAMETERS)),
-                                about="500 sequences")],
-        reference=lambda i: ref.trained_parameters(),
-        judge=ref.judge_trained,
+        program=TRAINING_PROGRAM,
+        from_kernel=("train_step", "reversal_batch"),
+        outputs=("trained", "before_params", "before_m", "before_v", "before_t", "steps_done"),
+        cases=_trained_cases,
+        reference=ref.training_report,
+        judge=_judge_training,
+        uses={"cross_entropy": "test_cross_entropy", "adam_step": "test_adam_step"},
         answers_repeat=True,
     ),
 }

@@ -71,6 +71,31 @@ def train(seed=None, steps=None, step=train_step):
     return params, losses
 
 
+def training_report(i, step=train_step):
+    """What notebook 09's trained-model probe reports when `step` trains the model from the case's start
+    (i["init"]) on batches drawn from i["batch_seed"]: [trained, params, m and v before the last step, t
+    before it, the steps done] (see probes.TRAINING_PROGRAM). One right answer, for the tests."""
+    names = i["names"]
+    params = {n: np.array(a, dtype=float) for n, a in zip(names, i["init"])}
+    state = tiny.adam_init(params)
+    rng = np.random.default_rng(i["batch_seed"])
+    for _ in range(i["steps"]):
+        tokens, targets, weights = tiny.reversal_batch(rng, i["batch_size"])
+        before = ([params[n].copy() for n in names], [state["m"][n].copy() for n in names],
+                  [state["v"][n].copy() for n in names], state["t"])
+        step(params, state, tokens, targets, weights, i["lr"], i["num_heads"])
+    return [[params[n] for n in names], *before, i["steps"]]
+
+
+def last_batch(i, steps_done):
+    """The batch of the last step when the probe trained for `steps_done` steps: drawn again here, as the
+    notebook's reversal_batch draws it from i["batch_seed"]."""
+    rng = np.random.default_rng(i["batch_seed"])
+    for _ in range(steps_done):
+        batch = tiny.reversal_batch(rng, i["batch_size"])
+    return batch
+
+
 def trained_parameters():
     """The course's trained model, as the list of its parameters in tiny.PARAMETERS order (one right answer
     to notebook 09's last part, for the tests); trained once per process."""
@@ -86,24 +111,32 @@ FULL_MARKS_ACCURACY = 0.95   # notebook 09's trained model: full marks from this
 HALF_MARKS_ACCURACY = 0.60   # half marks from this one, none below (a model that guesses a digit gets 0.10)
 
 
+def unusable(value):
+    """Why `value` cannot be a trained model's parameters (a list in tiny.PARAMETERS order), or None."""
+    if not isinstance(value, list) or len(value) != len(tiny.PARAMETERS):
+        return f"params should hold the model's {len(tiny.PARAMETERS)} arrays, as init_model made them"
+    shapes = {n_: np.shape(a) for n_, a in zip(tiny.PARAMETERS, value)}
+    cfg = tiny.TRAINING  # the shapes init_model gives with the notebook's sizes: nothing is trained to know them
+    want = {n_: np.shape(a) for n_, a in tiny.init_model(np.random.default_rng(0), D=cfg["D"], D_ff=cfg["D_ff"]).items()}
+    if shapes != want:
+        wrong = next(n_ for n_ in tiny.PARAMETERS if shapes[n_] != want[n_])
+        return (f"after training, params[{wrong!r}] has shape {shapes[wrong]}, not {want[wrong]}: train_step "
+                "must keep every parameter's shape")
+    if not all(np.all(np.isfinite(a)) for a in value):
+        return ("the trained parameters hold nan or inf, so the training diverged: look at the loss curve "
+                "and at the checks of adam_step and train_step")
+    return None
+
+
 def judge_trained(i, value):
     """(share of the marks, what to say) for a trained model's parameters `value`, by the token accuracy of the
     course's model_forward with them on the fresh sequences of i. Two steps, not a slope: a score that does
     not move with the sequences drawn."""
     n = len(i["tokens"])
-    if not isinstance(value, list) or len(value) != len(tiny.PARAMETERS):
-        return 0.0, f"params should hold the model's {len(tiny.PARAMETERS)} arrays, as init_model made them"
+    why = unusable(value)
+    if why:
+        return 0.0, why
     params = dict(zip(tiny.PARAMETERS, value))
-    shapes = {n_: np.shape(a) for n_, a in params.items()}
-    cfg = tiny.TRAINING  # the shapes init_model gives with the notebook's sizes: nothing is trained to know them
-    want = {n_: np.shape(a) for n_, a in tiny.init_model(np.random.default_rng(0), D=cfg["D"], D_ff=cfg["D_ff"]).items()}
-    if shapes != want:
-        wrong = next(n_ for n_ in tiny.PARAMETERS if shapes[n_] != want[n_])
-        return 0.0, (f"params[{wrong!r}] has shape {shapes[wrong]}, not {want[wrong]}: train the model init_model "
-                     "made, with the notebook's sizes")
-    if not all(np.all(np.isfinite(a)) for a in value):
-        return 0.0, ("the trained parameters hold nan or inf, so the training diverged: look at the loss curve "
-                     "and at the checks of adam_step and train_step")
     accuracy = tiny.token_accuracy(params, i["tokens"], i["targets"], i["weights"], tiny.TRAINING["num_heads"])
     said = f"token accuracy {accuracy:.1%} on {n} fresh sequences drawn at grading time"
     if accuracy >= FULL_MARKS_ACCURACY:
