@@ -1,4 +1,7 @@
 """The instructor's command line: bad input gets one clear line and a documented exit code, and leaves nothing half-made."""
+import csv
+import os
+from datetime import datetime
 import subprocess
 import sys
 
@@ -164,16 +167,20 @@ def test_grading_some_students_leaves_the_others_grades_as_they_were(tmp_path):
 def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadlines_file(tmp_path):
     from grader.engine.report import collect
     folder, course = tmp_path / "class", tmp_path / "course"
-    for student, handed_in in (("early", "2026-11-30 09:00:00 UTC"), ("late", "2026-12-02 09:00:00 UTC")):
+    for student, handed_in in (("early", "2026-01-30 09:00:00 UTC"), ("late", "2026-02-02 09:00:00 UTC"),
+                               ("backdated", "2026-01-30 09:00:00 UTC")):
         _hand_in(folder, student, "solutions")
         (folder / student / "02_scaled_attention" / "timestamp.txt").write_text(handed_in)
+        saved = {"backdated": "2026-02-03 09:00:00"}.get(student, handed_in[:19])  # when the notebook was saved
+        seconds = datetime.fromisoformat(saved + "+00:00").timestamp()
+        os.utime(folder / student / "02_scaled_attention" / "02_scaled_attention.ipynb", (seconds, seconds))
     _hand_in(folder, "untimed", "solutions")  # no timestamp.txt: its lateness cannot be judged, and is said so
     course.mkdir()
-    (course / "deadlines.toml").write_text('penalty = "zero"\n[due]\n02_scaled_attention = "2026-12-01 17:00:00 UTC"\n')
+    (course / "deadlines.toml").write_text('penalty = "zero"\n[due]\n02_scaled_attention = "2026-02-01 17:00:00 UTC"\n')
     run = grader("grade", folder, "--course", course)
     assert run.returncode == 0, run.stderr[-2000:]
     rows = {r["student_id"]: r for r in collect(course)}
-    assert str(rows["late"]["duedate"]).startswith("2026-12-01 17:00")
+    assert str(rows["late"]["duedate"]).startswith("2026-02-01 17:00")
     assert rows["early"]["late_submission_penalty"] == 0 and rows["early"]["score"] == rows["early"]["raw_score"] > 0
     assert rows["late"]["raw_score"] > 0 and rows["late"]["score"] == 0  # "zero": a late submission scores 0
     # One score everywhere: the printed table and the HTML report give the late student 0 too.
@@ -182,8 +189,23 @@ def test_due_dates_and_the_late_penalty_come_from_the_course_directorys_deadline
     assert "late, nbgrader's penalty taken from the auto total: late (-" in run.stdout
     page = (course / "report" / "index.html").read_text()
     assert "<tr><td>late</td><td>0/5, late (-" in page and "<tr><td>early</td><td>5/5" in page
-    assert "lateness not judged: untimed / 02_scaled_attention" in run.stdout and "early /" not in run.stdout
-    assert "Lateness not judged" in page and "untimed / 02_scaled_attention" in page
+    # A time in doubt is flagged in the table, the report and grades.csv, and counts as deadlines.toml says
+    # (by default as the student's timestamp.txt says, or on time without one).
+    assert "lateness flagged: untimed / 02_scaled_attention: no timestamp.txt came with it; counted on time" in run.stdout
+    assert "lateness flagged: backdated / 02_scaled_attention: its timestamp.txt says 2026-01-30 09:00 UTC, but the " \
+           "notebook is from 2026-02-03 09:00 UTC" in run.stdout
+    assert "early /" not in run.stdout and "late / 02" not in run.stdout.replace("lateness", "")
+    assert "Lateness flagged" in page and "untimed / 02_scaled_attention" in page and "backdated" in page
+    csv_rows = list(csv.DictReader(open(course / "report" / "grades.csv")))
+    assert {r["student_id"] for r in csv_rows if r["lateness"]} == {"untimed", "backdated"}
+    assert rows["backdated"]["score"] == rows["backdated"]["raw_score"] > 0  # unproven = "on time", the default
+    # unproven = "late": the backdated hand-in counts at its notebook's time, the untimed one late
+    (course / "deadlines.toml").write_text('penalty = "zero"\nunproven = "late"\n'
+                                           '[due]\n02_scaled_attention = "2026-02-01 17:00:00 UTC"\n')
+    run = grader("grade", folder, "--course", course)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = {r["student_id"]: r for r in collect(course)}
+    assert rows["backdated"]["score"] == rows["untimed"]["score"] == 0 and rows["early"]["score"] > 0
     # The logs this project writes hold nbgrader's messages, not SQLAlchemy's autoflush notes
     logs = "".join(p.read_text() for p in (course / "logs").glob("*.log"))
     assert "autograde" in logs and "SAWarning" not in logs

@@ -257,7 +257,8 @@ def test_zip_of_the_folder_layout(tmp_path, course):
     sub = course / "submitted"
     assert sorted(intake.placed) == sorted([("jane", A1, sub / "jane" / A1 / NB1), ("bob", A2, sub / "bob" / A2 / NB2)])
     assert (sub / "jane" / A1 / NB1).read_bytes() == notebook("jane")
-    assert (sub / "jane" / A1 / "timestamp.txt").read_bytes() == b"2026-01-05 12:00:00 UTC"
+    # written as nbgrader writes it (its own reader drops an offset written any other way)
+    assert (sub / "jane" / A1 / "timestamp.txt").read_bytes() == b"2026-01-05 12:00:00.000000 UTC"
     assert (sub / "bob" / A2 / NB2).read_bytes() == notebook("bob")
     got = dict(intake.problems)
     assert set(got) == {f"{archive}/submitted/bob/{A2}/renamed.ipynb", f"{archive}/submitted/bob/essays"}

@@ -179,9 +179,8 @@ def print_table(rows, missing=(), out=sys.stdout):
                 for s in dict.fromkeys(r["student_id"] for r in untouched)), file=out)
     for student, assignment, why in missing:
         print(f"not graded: {student} / {assignment}: {why}", file=out)
-    for student, assignment in report.untimed(rows):
-        print(f"lateness not judged: {student} / {assignment}: a due date is set but no timestamp.txt came with it "
-              "(nbgrader counts it on time)", file=out)
+    for student, assignment, flag in report.flagged(rows):
+        print(f"lateness flagged: {student} / {assignment}: {flag}", file=out)
 
 
 # Exit codes of `python -m grader grade` (README, "Grading a class").
@@ -249,7 +248,7 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
     say(f"grade: kernels {check_sandbox(unsandboxed)}")
     existed = course.exists()
     try:
-        penalty, due = deadlines.read(course, course_assignments())
+        penalty, due, unproven = deadlines.read(course, course_assignments())
     except deadlines.DeadlineError as e:
         fail(str(e), NOTHING_TO_GRADE)
     prepare(course, penalty)
@@ -266,6 +265,7 @@ def grade_class(submissions, course, only=None, say=print, unsandboxed=False, wo
         if not existed:  # leave nothing half-made behind
             shutil.rmtree(course, ignore_errors=True)
         fail(str(e), NOTHING_TO_GRADE)
+    deadlines.apply(course, intake.timing, due, unproven)  # the time each submission counts as, and its flag
     register_students(course, {s for s, _, _ in intake.placed} | {s for s, _ in intake.empty})
     timeout = timeout or 60
     # For the nbgrader processes (nbgrader_config.py reads them); this process's own stays as it is.

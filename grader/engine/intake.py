@@ -35,14 +35,13 @@ import unicodedata
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 import nbformat
 from nbgrader.plugins import FileNameCollectorPlugin
-from nbgrader.utils import parse_utc
 
-from . import build
+from . import build, deadlines
 
 TIMESTAMP = "timestamp.txt"  # nbgrader's submission time, beside the notebooks
 # nbgrader's own collector (the one `nbgrader zip_collect` uses) reads an LMS file name:
@@ -73,6 +72,8 @@ class Intake:
     placed: list = field(default_factory=list)       # (student, assignment, path in course/submitted)
     problems: list = field(default_factory=list)     # (path, reason): not placed, or placed but unreadable
     renamed: dict = field(default_factory=dict)      # safe id -> the id as handed in, where they differ
+    # (student, assignment) -> when it was handed in, as far as the source tells (deadlines.decide's evidence)
+    timing: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -80,10 +81,12 @@ class _Entry:
     """One file of the source: a file in the folder, or an entry of the zip."""
     where: str      # what messages call it: its path, or <zip>/<name in the archive>
     parts: tuple    # its path inside the source
-    time: datetime  # when it was last changed (the zip's timestamp for an archive entry)
-    read: object    # () -> bytes
+    time: datetime  # when it was last changed, in UTC (the zip's timestamp for an archive entry)
+    read: object    # (at most n bytes, or all: None) -> bytes
     refused: str = ""  # why it is not taken in whatever it holds (a symbolic link, too large)
     size: int = 0   # bytes, as the folder or the archive says
+    origin: str = "folder"  # "folder", "zip", or "lms": a flat file named as an LMS names it
+    lms_late: bool = False  # the LMS marked it late in its name
 
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -176,7 +179,8 @@ def _folder_entries(source, skip):
             yield _Entry(str(path), parts, datetime.now(), None, refused="a symbolic link: not followed")
         elif path.is_file():
             size = path.stat().st_size
-            yield _Entry(str(path), parts, datetime.fromtimestamp(path.stat().st_mtime), path.read_bytes,
+            mtime = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(tzinfo=None)
+            yield _Entry(str(path), parts, mtime, lambda limit=None, path=path: _read_file(path, limit),
                          refused=_too_large(size), size=size)
 
 
@@ -196,8 +200,8 @@ def _zip_entries(source, archive, skip):
         parts = PurePosixPath(name).parts
         if not _hidden(parts):
             yield _Entry(f"{source}/{name}", parts, datetime(*info.date_time),
-                         lambda info=info: _read_at_most(archive, info), refused=_too_large(info.file_size),
-                         size=info.file_size)
+                         lambda limit=None, info=info: _read_at_most(archive, info, limit),
+                         refused=_too_large(info.file_size), size=info.file_size, origin="zip")
 
 
 def _too_large(size):
@@ -207,13 +211,20 @@ def _too_large(size):
     return ""
 
 
-def _read_at_most(archive, info):
-    """An entry's bytes, decompressing no more than it declares (and never more than MAX_FILE_BYTES)."""
+def _read_at_most(archive, info, limit=None):
+    """An entry's bytes, decompressing no more than it declares (and never more than MAX_FILE_BYTES, or
+    than `limit` + 1 bytes: enough to tell that it is larger)."""
     with archive.open(info) as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
+        data = f.read((limit if limit is not None else MAX_FILE_BYTES) + 1)
+    if limit is None and len(data) > MAX_FILE_BYTES:
         raise OSError(f"more than {MAX_FILE_BYTES // 2**20} MiB when unpacked")
     return data
+
+
+def _read_file(path, limit=None):
+    """A file's bytes, or its first `limit` + 1 (enough to tell that it is larger)."""
+    with open(path, "rb") as f:
+        return f.read() if limit is None else f.read(limit + 1)
 
 
 def _choose(entries, notebooks, only, skip):
@@ -306,6 +317,8 @@ def _lms_file(entry, by_name, collector, skip):
         skip(entry.where, f"not a notebook of this course: the name ends with none of {', '.join(by_name)}")
         return None, None, None
     notebook = max(hits, key=len)
+    entry.origin = "lms"
+    entry.lms_late = bool(re.match(r"late_", info["file_id"], re.IGNORECASE))  # Canvas: doejane_LATE_12345_...
     return info["student_id"], by_name[notebook], notebook
 
 
@@ -323,16 +336,25 @@ def _place(chosen, submitted, intake, skip):
                 continue
             total += entry.size
             try:
-                content[name] = entry.read()
+                # A timestamp is read a few hundred bytes at most: a large one is refused in constant time.
+                content[name] = entry.read(deadlines.MAX_TIMESTAMP_BYTES if name == TIMESTAMP else None)
             except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:
                 skip(entry.where, f"cannot be read: {e}")  # a damaged or encrypted archive entry
         stamp = files.get(TIMESTAMP)
+        claim, problem = deadlines.read_timestamp(content.get(TIMESTAMP))
         if stamp and TIMESTAMP in content:
-            try:
-                parse_utc(content[TIMESTAMP].decode("utf-8").strip())
-            except (ValueError, OverflowError) as e:  # nbgrader's get_existing_timestamp fails on it
-                skip(stamp.where, f"not a time nbgrader can read ({e}); the submission is taken in without it")
+            if claim is None:
+                skip(stamp.where, f"not a time nbgrader can read: {problem.removeprefix('its timestamp.txt ')}; the "
+                                  "submission is taken in without it (and flagged, if the assignment has a due date)")
                 del content[TIMESTAMP]
+            else:
+                content[TIMESTAMP] = deadlines.written(claim).encode()  # as nbgrader reads it right
+        handed = [e for n, e in files.items() if n != TIMESTAMP and n in content]
+        intake.timing[(student, assignment)] = {
+            "claim": claim.isoformat() if claim else None, "problem": problem,
+            "file_time": max(e.time for e in handed).isoformat() if handed else None,
+            "source": next((e.origin for e in handed if e.origin == "lms"), handed[0].origin if handed else "folder"),
+            "lms_late": any(e.lms_late for e in handed)}
         if set(content) <= {TIMESTAMP}:
             if stamp and TIMESTAMP in content:
                 skip(stamp.where, f"no notebook of {assignment} beside it")

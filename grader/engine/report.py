@@ -19,12 +19,13 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from . import intake
+from . import deadlines, intake
 from .protocol import NOT_ATTEMPTED
 
 EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                   "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
-PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "finding", "verdict"]
+PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "finding", "verdict",
+                "lateness"]  # what was found about when it was handed in (deadlines.decide), when it is in doubt
 
 
 def _verdicts(path):
@@ -55,6 +56,7 @@ def collect(course):
     """A row per student, assignment and graded part, from the gradebook and the verdicts."""
     course = Path(course)
     rows = []
+    doubts = deadlines.flags(course)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for assignment in sorted(gb.assignments, key=lambda a: a.name):
             for student in sorted(gb.students, key=lambda s: s.id):
@@ -78,7 +80,9 @@ def collect(course):
                         rows.append(dict(export, notebook=nb.name, part=grade.name, part_score=grade.score,
                                          part_max_score=grade.max_score, needs_manual_grade=grade.needs_manual_grade,
                                          mistake=verdict.get("mistake") or "", verdict=verdict.get("message", ""),
-                                         finding=verdict.get("finding") or ""))
+                                         finding=verdict.get("finding") or "",
+                                         lateness=doubts.get(f"{student.id}/{assignment.name}", "")
+                                         if assignment.duedate else ""))
     return rows
 
 
@@ -243,10 +247,10 @@ def _plots(rows, out):
     return files
 
 
-def untimed(rows):
-    """[(student, assignment)] handed in for an assignment with a due date but with no time of submission
-    (no timestamp.txt): nbgrader counts them on time, so their lateness was not judged."""
-    return sorted({(r["student_id"], r["assignment"]) for r in rows if r.get("duedate") and not r.get("timestamp")})
+def flagged(rows):
+    """[(student, assignment, flag)] handed in for an assignment with a due date at a time that is in doubt
+    (no timestamp.txt, one that cannot be read, or one the notebook contradicts): deadlines.decide."""
+    return sorted({(r["student_id"], r["assignment"], r["lateness"]) for r in rows if r.get("lateness")})
 
 
 def late_penalty(r):
@@ -312,9 +316,10 @@ def write_html(rows, missing, out):
                          + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
     parts.append("</table></div>")
-    if untimed(rows):
-        parts.append("<p>Lateness not judged (a due date is set, but no timestamp.txt came with the submission, "
-                     "so nbgrader counts it on time): " + e(", ".join(f"{s} / {a}" for s, a in untimed(rows))) + "</p>")
+    if flagged(rows):
+        parts.append("<p>Lateness flagged (a due date is set, and when the submission was handed in is in doubt; "
+                     "deadlines.toml's <code>unproven</code> says what it counts as):</p><ul>"
+                     + "".join(f"<li>{e(s)} / {e(a)}: {e(flag)}</li>" for s, a, flag in flagged(rows)) + "</ul>")
     parts += ["<h2>Most frequent named mistakes</h2>"]
     if mistakes:
         parts.append(f"<img src='{files['mistakes']}' alt='named mistakes'>")
