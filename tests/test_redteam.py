@@ -164,7 +164,7 @@ def scores(rows, student):
 
 def reasons(run, student):
     """What the report says about this student: verdicts, named mistakes, why it was not graded."""
-    said = [r[k] for r in run.rows if r["student_id"] == student for k in ("verdict", "mistake") if r[k]]
+    said = [r[k] for r in run.rows if r["student_id"] == student for k in ("verdict", "mistake", "restored") if r.get(k)]
     return said + [why for s, a, why in run.missing if s == student and a == ASSIGNMENT.get(student, A01)]
 
 

@@ -179,6 +179,8 @@ def print_table(rows, missing=(), out=sys.stdout):
                 for s in dict.fromkeys(r["student_id"] for r in untouched)), file=out)
     for student, assignment, why in missing:
         print(f"not graded: {student} / {assignment}: {why}", file=out)
+    for student, notebook, said in report.put_back(rows):
+        print(f"graded with cells as handed out: {student} / {notebook}: {said}", file=out)
     for student, assignment, flag in report.flagged(rows):
         print(f"lateness flagged: {student} / {assignment}: {flag}", file=out)
 

@@ -409,10 +409,84 @@ class CheckCellMetadataQuickly(CheckCellMetadata):
         return nb, resources
 
 
+RESTORED = "restored"  # the generated note saying what RestoreFromRelease put back (the report reads it)
+RESTORED_NOTE = "**Graded with these cells as handed out** (your other cells as you wrote them): "
+
+
+def _release_notebook(resources):
+    """The notebook as handed out (course/release/<assignment>/<notebook>.ipynb), or None."""
+    info = resources["nbgrader"]
+    path = os.path.join(course_root(resources), "release", str(info.get("assignment")), f"{info['notebook']}.ipynb")
+    try:
+        return nbformat.read(path, as_version=4)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+class RestoreFromRelease(NbGraderPreprocessor):
+    """A slip costs only the cell it touches: the graded and locked cells are the release's, by grade_id.
+
+    A student can change a cell's nbgrader metadata (a test cell made a solution, points changed, a graded
+    cell added or pasted, a schema version edited) or delete a cell. nbgrader then stops on the whole
+    notebook ("Notebook failed to validate", "Inconsistent checksums"), or scores a deleted test zero
+    with no word. Here, before nbgrader's own checks: every cell the release has keeps the release's
+    metadata (nbgrader's OverwriteCells then restores the source of graded and locked cells, and the
+    student's answers stay theirs); a cell marked as graded that the release does not have (or a second
+    copy of one) becomes an ordinary cell, in place; a deleted one is put back after the cell that came
+    before it. What was put back is said once, in a note at the top of the notebook: the feedback shows
+    it, and the report reads it (report.restored).
+    """
+
+    def preprocess(self, nb, resources):
+        # Only the grader writes the note: a cell that claims to be one is dropped.
+        nb.cells = [c for c in nb.cells if not (isinstance(c.metadata.get("course"), dict)
+                                                and c.metadata["course"].get("generated") == RESTORED)]
+        release = _release_notebook(resources)
+        if release is None:
+            return nb, resources
+        handed = {}
+        for cell in release.cells:
+            meta = cell.metadata.get("nbgrader")
+            if isinstance(meta, dict) and meta.get("grade_id"):
+                handed[meta["grade_id"]] = cell
+        said, seen = [], set()
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if meta is None:
+                continue
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            if grade_id not in handed or grade_id in seen:
+                del cell.metadata["nbgrader"]
+                if meta:  # DeduplicateIds' emptied {} too: nothing a student could have meant to grade
+                    said.append("a cell marked as graded that the notebook as handed out does not have (or a second "
+                                "copy of one) was graded as an ordinary cell")
+                continue
+            seen.add(grade_id)
+            if meta != handed[grade_id].metadata["nbgrader"]:
+                cell.metadata["nbgrader"] = copy.deepcopy(handed[grade_id].metadata["nbgrader"])
+                said.append(f"the nbgrader metadata of cell {grade_id} was changed: put back as handed out")
+        order = list(handed)
+        for k, grade_id in enumerate(order):
+            if grade_id in seen:
+                continue
+            before = next((g for g in reversed(order[:k]) if g in seen), None)
+            at = 0 if before is None else 1 + next(i for i, c in enumerate(nb.cells)
+                                                   if c.metadata.get("nbgrader", {}).get("grade_id") == before)
+            nb.cells.insert(at, copy.deepcopy(handed[grade_id]))
+            seen.add(grade_id)
+            said.append(f"cell {grade_id} was deleted: put back as handed out")
+        if said:
+            note = nbformat.v4.new_markdown_cell(RESTORED_NOTE + "; ".join(dict.fromkeys(said)) + ".")
+            note.metadata["course"] = {"generated": RESTORED}
+            nb.cells.insert(0, note)
+        return nb, resources
+
+
 # What nbgrader's autograde does to a submission before running it (its sanitizing pass);
 # nbgrader_config.py sets it, and `grade` plans each notebook with the same list.
 # (Not OverwriteCells' add_missing_cells, which would put back a deleted test cell: in nbgrader
 # 0.9.6 it fails with a KeyError when the cell before it is not a graded one, and the
-# notebook is then not graded at all. A deleted test cell scores zero instead: see grade.py.)
-SANITIZE = [ClearOutput, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells, CheckCellMetadataQuickly]
+# notebook is then not graded at all. RestoreFromRelease puts deleted cells back instead.)
+SANITIZE = [ClearOutput, RestoreFromRelease, DeduplicateIdsSafely, OverwriteKernelspec, OverwriteCells,
+            CheckCellMetadataQuickly]
 

@@ -25,7 +25,8 @@ from .protocol import NOT_ATTEMPTED
 EXPORT_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                   "raw_score", "late_submission_penalty", "score", "max_score"]  # as `nbgrader export` writes them
 PART_COLUMNS = ["notebook", "part", "part_score", "part_max_score", "needs_manual_grade", "mistake", "finding", "verdict",
-                "lateness"]  # what was found about when it was handed in (deadlines.decide), when it is in doubt
+                "lateness",  # what was found about when it was handed in (deadlines.decide), when it is in doubt
+                "restored"]  # the cells graded as handed out where the notebook differed (RestoreFromRelease)
 
 
 def _verdicts(path):
@@ -43,6 +44,18 @@ def _verdicts(path):
             out[str(grading.get("grade_id"))] = {k: verdict.get(k) for k in ("score", "points", "mistake", "message", "finding")
                                                  if verdict.get(k) is None or isinstance(verdict.get(k), (str, int, float))}
     return out
+
+
+def _restored(path):
+    """What the grader put back as handed out in an autograded notebook (its generated note), or ""."""
+    from .nbgrader_plugin import RESTORED, RESTORED_NOTE
+    if not path.exists():
+        return ""
+    for c in nbformat.read(str(path), as_version=4).cells[:1]:
+        course = c.metadata.get("course")
+        if c.cell_type == "markdown" and isinstance(course, dict) and course.get("generated") == RESTORED:
+            return c.source.removeprefix(RESTORED_NOTE).rstrip(".")
+    return ""
 
 
 def _answer_as_handed_out(grade):
@@ -71,7 +84,8 @@ def collect(course):
                     "score": sub.score - sub.late_submission_penalty, "max_score": sub.max_score,
                 }
                 for nb in sub.notebooks:
-                    verdicts = _verdicts(course / "autograded" / student.id / assignment.name / f"{nb.name}.ipynb")
+                    graded = course / "autograded" / student.id / assignment.name / f"{nb.name}.ipynb"
+                    verdicts, restored = _verdicts(graded), _restored(graded)
                     for grade in nb.grades:
                         verdict = verdicts.get(grade.name, {})
                         if _answer_as_handed_out(grade):
@@ -82,7 +96,7 @@ def collect(course):
                                          mistake=verdict.get("mistake") or "", verdict=verdict.get("message", ""),
                                          finding=verdict.get("finding") or "",
                                          lateness=doubts.get(f"{student.id}/{assignment.name}", "")
-                                         if assignment.duedate else ""))
+                                         if assignment.duedate else "", restored=restored))
     return rows
 
 
@@ -247,6 +261,11 @@ def _plots(rows, out):
     return files
 
 
+def put_back(rows):
+    """[(student, notebook, what was restored)] for the notebooks graded with some cells as handed out."""
+    return sorted({(r["student_id"], r["notebook"], r["restored"]) for r in rows if r.get("restored")})
+
+
 def flagged(rows):
     """[(student, assignment, flag)] handed in for an assignment with a due date at a time that is in doubt
     (no timestamp.txt, one that cannot be read, or one the notebook contradicts): deadlines.decide."""
@@ -316,6 +335,10 @@ def write_html(rows, missing, out):
                          + (f", {pending} by hand" if pending else "") + "</td>")
         parts.append(f"<tr><td>{e(student)}</td>" + "".join(cells) + "</tr>")
     parts.append("</table></div>")
+    if put_back(rows):
+        parts.append("<p>Graded with cells as handed out (the notebook's graded or locked cells differed from the "
+                     "release; the student's other cells were kept):</p><ul>"
+                     + "".join(f"<li>{e(s)} / {e(a)}: {e(said)}</li>" for s, a, said in put_back(rows)) + "</ul>")
     if flagged(rows):
         parts.append("<p>Lateness flagged (a due date is set, and when the submission was handed in is in doubt; "
                      "deadlines.toml's <code>unproven</code> says what it counts as):</p><ul>"
