@@ -241,7 +241,8 @@ class SandboxPolicy(Configurable):
         return [f"{opt}={value}" for opt, value in limits if value or opt == "--core"]
 
     def sandbox_command_for(self, kernel_cmd, sandbox_dir, connection_file, uid, privileged, zygote=False):
-        """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd.
+        """The full command line: bwrap [sandbox] -- prlimit [limits] -- [setpriv uid] -- kernel_cmd, the
+        sandbox's options in the file sandbox_dir/bwrap.args (see the end).
 
         sandbox_dir holds the generated etc/ files (etc_files); connection_file is bound read-only as the
         kernel's; uid is the one the kernel runs as when privileged (the grader runs as root).
@@ -333,13 +334,26 @@ class SandboxPolicy(Configurable):
         for k, v in self.sandbox_env().items():
             b.args += ["--setenv", k, v]
 
+        # bwrap's options go in through a file it reads and closes (--args FD), not on its command line:
+        # bwrap is pid 1 in the sandbox, and /proc/1/cmdline would show the host's paths to the kernel.
+        # What stays there is the command, which the kernel can learn of itself anyway (sys.executable,
+        # resource.getrlimit).
+        options = os.path.join(sandbox_dir, "bwrap.args")
+        with open(os.open(options, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            f.write(b"".join(arg.encode() + b"\0" for arg in b.args))
+        launch = [sys.executable, "-S", "-c", _WITH_OPTIONS_FILE, options, bwrap]
         if zygote:
-            return [bwrap, *b.args, "--", *kernel_cmd]
+            return [*launch, "--", *kernel_cmd]
         inner = [shutil.which("prlimit") or "/usr/bin/prlimit", *self.rlimit_args(), "--"]
         if privileged:
             inner += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}",
                       "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-        return [bwrap, *b.args, "--", *inner, *kernel_cmd]
+        return [*launch, "--", *inner, *kernel_cmd]
+
+
+# Runs bwrap (argv[2]) with its options read from the file argv[1] (`bwrap --args FD`), then the rest of argv.
+_WITH_OPTIONS_FILE = ("import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.set_inheritable(fd, True); "
+                      "os.execv(sys.argv[2], [sys.argv[2], '--args', str(fd)] + sys.argv[3:])")
 
 
 

@@ -531,6 +531,22 @@ def _tamper_metadata(nb):
     nb.cells.append(bonus)
 
 
+def _added_graded_cell(nb):
+    bonus = nbformat.v4.new_code_cell("print('my own check')")
+    bonus.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": False, "points": 50,
+                                  "grade_id": "test_mine", "schema_version": 3}
+    nb.cells.insert(cell_index(nb, "qkv_loop") + 1, bonus)
+
+
+def _test_made_solution(nb):
+    cell(nb, "test_self_attention").metadata.nbgrader["solution"] = True
+
+
+def _tests_deleted(nb):
+    nb.cells = [c for c in nb.cells if not (c.metadata.get("nbgrader", {}).get("grade")
+                                            and not c.metadata.get("nbgrader", {}).get("solution"))]
+
+
 def _forged_verdicts(nb):
     """Verdicts written into the notebook's own metadata: a formula as a named mistake on the written
     answer, a number where a test cell's verdict would be. Only the grader's verdicts count."""
@@ -819,6 +835,14 @@ if "function cross_entropy" in _kept and "function adam_step" in _kept:
         train_step(params, adam_state, tokens, targets, weights, TRAINING["lr"], TRAINING["num_heads"])"""
 
 
+HOST_LAYOUT = """\
+# red team: what the sandbox's first process shows of the host (its command line: binds, hidden paths)
+_shown = open("/proc/1/cmdline", "rb").read().decode(errors="replace").replace("\\0", " ")
+for _secret in (@@COURSE@@, "--ro-bind", "--tmpfs", "--hostname"):
+    if _secret in _shown:
+        print(@@LEAKED@@, "pid 1 shows", _secret)"""
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -923,10 +947,18 @@ ENTRIES = [
     # nbgrader puts back the type of every cell it tracks (OverwriteCells), so the code runs as written
     _e("rt_solution_cell_to_markdown", "the answer key, the self_attention cell turned into markdown",
        _edited_key(_to_markdown("self_attention_def")), FULL),
-    # nbgrader refuses a notebook whose locked cells' checksums do not add up: nothing is graded,
-    # the written answer included, and the reason names the cell
+    # A slip costs only the cell it touches (issue 25): graded and locked cells are graded as handed out, by
+    # grade_id, and the note at the top of the notebook (and the report) says what was put back
     _e("rt_metadata_tamper", "the wrong answer; test cells' points, solution and grade flags changed; a bonus test",
-       _edited_wrong(_tamper_metadata), ZERO_01, reason_has="checksums"),
+       _edited_wrong(_tamper_metadata), WRONG_01, reason_has="put back as handed out"),
+    _e("rt_slip_added_graded_cell", "the answer key with a graded cell of the student's own (50 points)",
+       _edited_key(_added_graded_cell), FULL, reason_has="graded as an ordinary cell"),
+    _e("rt_slip_test_made_solution", "the answer key; a test cell's metadata says it is an answer cell",
+       _edited_key(_test_made_solution), FULL, reason_has="put back as handed out"),
+    _e("rt_slip_tests_deleted", "the answer key with every test cell deleted", _edited_key(_tests_deleted), FULL,
+       reason_has="was deleted"),
+    _e("rt_host_layout", "the answer key, then a cell that reads the command line of the sandbox's pid 1",
+       _key_with(HOST_LAYOUT), FULL),
     _e("rt_kernelspec", "the answer key, its kernelspec says bash", _edited_key(_kernelspec), FULL),
     _e("rt_forged_verdict_metadata", "the answer key with verdicts forged in its metadata: a formula as a "
        "named mistake on the written answer, a number as a test cell's verdict", _edited_key(_forged_verdicts), FULL),
