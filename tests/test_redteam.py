@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
 from grader.engine.report import write_report
-from tests.redteam import (A01, CANARY, CONTROLS, LEAKED, MANUAL, RELEASE, WROTE, Context, key_payload,
+from tests.redteam import (LATENESS, A01, CANARY, CONTROLS, LEAKED, MANUAL, RELEASE, WROTE, Context, key_payload,
                            write_controls, write_corpus)
 from tests.redteam.corpus import (CANARY_STUDENT, ENTRIES, WRITTEN_PAYLOAD, active_marker, daemon_mark,
                                   first_hand_in, leaked_cases, lookup_table_notebook, terminal_marker)
@@ -120,6 +120,8 @@ def run(tmp_path_factory):
     ctx = Context(course=root / "course", submissions=root / "submissions", token=secrets.token_hex(4),
                   port=server.server_address[1], seed=str(SEED))
     write_corpus(ctx.submissions, ctx)
+    ctx.course.mkdir(parents=True)
+    (ctx.course / "deadlines.toml").write_text(LATENESS)
     write_controls(root / "alone", ctx)
     repo_before = {name: tree_hash(ctx.repo / name) for name in REPO_FOLDERS}
     submissions_before = tree_hash(ctx.submissions)
@@ -205,6 +207,19 @@ def test_every_student_has_a_gradebook_submission_and_a_one_line_reason(run, stu
     assert all("\n" not in s.strip() for s in said), f"{student}: a reason of several lines: {said}"
     wanted = next((e.reason_has for e in ENTRIES if e.name == student), "")
     assert not wanted or any(wanted.lower() in s.lower() for s in said), f"{student}: no reason says {wanted!r}: {said}"
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.late is not None], ids=lambda e: e.name)
+def test_lateness_holds_whatever_timestamp_txt_says(run, entry):
+    """A submission counts late or on time as it truly was handed in: the notebook's own time against a
+    backdated timestamp.txt; a timestamp in doubt (unreadable, relative, 2 MB, missing) counts as the
+    course's deadlines.toml says (here "late") and is flagged."""
+    mine = [r for r in run.rows if r["student_id"] == entry.name]
+    assert mine, f"{entry.name}: not graded"
+    penalty = max(float(r["late_submission_penalty"] or 0) for r in mine)
+    assert (penalty > 0) == entry.late, f"{entry.name} ({entry.about}): late penalty {penalty}"
+    flagged = {r["lateness"] for r in mine}
+    assert (flagged != {""}) == (entry.name != "rt_on_time"), f"{entry.name}: lateness flag {flagged}"
 
 
 def test_no_part_is_added_or_reweighted(run):

@@ -72,7 +72,14 @@ class Entry:
     reason_has: str = ""                        # words the student's one-line reason must contain
     daemon: bool = False                        # leaves a process behind if it can (marked with the token)
     plain: str = ""                             # compare.py: why it is not run with plain nbgrader, if it is not
+    late: bool = None                           # its submission must count late (True) or on time (False):
+    #                                             graded under LATENESS's deadlines.toml (None: not at stake)
 
+
+# The corpus's course directory has these due dates: the lateness entries (issue 25) hand in notebook 03,
+# which nothing else in the corpus does, and a time in doubt counts late.
+LATENESS = ('penalty = "zero"\nunproven = "late"\n'
+            '[due]\n03_permutation_equivariance = "2026-02-01 17:00:00 UTC"\n')
 
 # ------------------------------------------------------------------ notebooks
 

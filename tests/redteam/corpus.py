@@ -20,7 +20,7 @@ from tests.students.nb02 import A02, STUDENTS as STUDENTS_02
 from tests.students.nb07 import A07, STUDENTS as STUDENTS_07
 from tests.students.nb09 import A09, FULL_09
 
-from . import (A01, CANARY, FULL_01, RELEASE, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
+from . import (A01, CANARY, FULL_01, MANUAL, RELEASE, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
                cell_index, duplicate, fill, insert_after, insert_before, key_notebook, notebook_path,
                set_source, wrong_notebook, writes)
 
@@ -843,6 +843,35 @@ for _secret in (@@COURSE@@, "--ro-bind", "--tmpfs", "--hostname"):
         print(@@LEAKED@@, "pid 1 shows", _secret)"""
 
 
+A03 = "03_permutation_equivariance"
+
+
+def _handed_in(stamp, saved):
+    """An Entry.write: notebook 03's answer key saved at `saved` (UTC, the file's time), with timestamp.txt
+    holding the bytes `stamp` (None: no timestamp.txt)."""
+    def write(folder, ctx):
+        from datetime import datetime
+        path = notebook_path(folder, A03)
+        path.write_bytes((SOLUTIONS / A03 / f"{A03}.ipynb").read_bytes())
+        seconds = datetime.fromisoformat(saved + "+00:00").timestamp()
+        os.utime(path, (seconds, seconds))
+        if stamp is not None:
+            (path.parent / "timestamp.txt").write_bytes(stamp)
+    return write
+
+
+def _full(assignment):
+    """The answer key's scores: every autograded part's points, the written answers left for the instructor."""
+    nb = nbformat.read(str(RELEASE / assignment / f"{assignment}.ipynb"), as_version=4)
+    return {c.metadata.nbgrader["grade_id"]: MANUAL if c.metadata.nbgrader.get("solution") else c.metadata.nbgrader["points"]
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+
+
+def _lateness(name, about, stamp, saved, late):
+    return Entry(name=name, about=about, write=_handed_in(stamp, saved), expected=_full(A03), assignment=A03,
+                 late=late, plain="compare.py sets up notebook 01 only")
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -957,6 +986,21 @@ ENTRIES = [
        _edited_key(_test_made_solution), FULL, reason_has="put back as handed out"),
     _e("rt_slip_tests_deleted", "the answer key with every test cell deleted", _edited_key(_tests_deleted), FULL,
        reason_has="was deleted"),
+    # lateness (deadlines.toml: LATENESS, due 2026-02-01 17:00 UTC; a time in doubt counts late)
+    _lateness("rt_on_time", "notebook 03's answer key, saved and stamped on 2026-01-20", b"2026-01-20 10:00:00 UTC",
+              "2026-01-20 09:59:00", late=False),
+    _lateness("rt_late_backdated", "notebook 03's answer key saved on 2026-02-03, its timestamp.txt says 2026-01-20",
+              b"2026-01-20 10:00:00 UTC", "2026-02-03 09:00:00", late=True),
+    _lateness("rt_late_unreadable", "a timestamp.txt of hour 25", b"2026-01-20 25:00:00 UTC", "2026-01-20 09:00:00",
+              late=True),
+    _lateness("rt_late_relative", "a timestamp.txt that says 'January 20', no year", b"January 20",
+              "2026-01-20 09:00:00", late=True),
+    _lateness("rt_late_offset_word", "a timestamp.txt in UTC+14 (dateutil reads it as UTC-14)",
+              b"2026-01-20 10:00:00 UTC+14", "2026-01-20 09:00:00", late=True),
+    _lateness("rt_late_huge", "a timestamp.txt of 2 MB of digits", b"1" * 2_000_000, "2026-01-20 09:00:00", late=True),
+    _lateness("rt_late_nul", "a timestamp.txt with a NUL byte in it", b"2026-01-20\x00 10:00:00 UTC",
+              "2026-01-20 09:00:00", late=True),
+    _lateness("rt_late_missing", "no timestamp.txt", None, "2026-01-20 09:00:00", late=True),
     _e("rt_host_layout", "the answer key, then a cell that reads the command line of the sandbox's pid 1",
        _key_with(HOST_LAYOUT), FULL),
     _e("rt_kernelspec", "the answer key, its kernelspec says bash", _edited_key(_kernelspec), FULL),
