@@ -410,6 +410,7 @@ class CheckCellMetadataQuickly(CheckCellMetadata):
 
 
 RESTORED = "restored"  # the generated note saying what RestoreFromRelease put back (the report reads it)
+GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "schema_version")  # what decides how a cell is graded
 RESTORED_NOTE = "**Graded with these cells as handed out** (your other cells as you wrote them): "
 
 
@@ -462,9 +463,12 @@ class RestoreFromRelease(NbGraderPreprocessor):
                                 "copy of one) was graded as an ordinary cell")
                 continue
             seen.add(grade_id)
-            if meta != handed[grade_id].metadata["nbgrader"]:
-                cell.metadata["nbgrader"] = copy.deepcopy(handed[grade_id].metadata["nbgrader"])
+            want = handed[grade_id].metadata["nbgrader"]
+            if any(meta.get(k) != want.get(k) for k in GRADING_KEYS):
                 said.append(f"the nbgrader metadata of cell {grade_id} was changed: put back as handed out")
+            # Always the release's (its checksums included, which a notebook saved elsewhere may lack): only
+            # what decides how a cell is graded is worth a word.
+            cell.metadata["nbgrader"] = copy.deepcopy(want)
         order = list(handed)
         for k, grade_id in enumerate(order):
             if grade_id in seen:
