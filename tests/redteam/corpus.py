@@ -17,7 +17,7 @@ import nbformat
 from tests.sample_class import submission
 from tests.students import Student
 from tests.students.nb02 import A02, STUDENTS as STUDENTS_02
-from tests.students.nb07 import A07, STUDENTS as STUDENTS_07
+from tests.students.nb07 import A07, FINITE_DIFFERENCES, STUDENTS as STUDENTS_07
 from tests.students.nb09 import A09, FULL_09
 
 from . import (A01, CANARY, FULL_01, MANUAL, RELEASE, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
@@ -1001,6 +1001,12 @@ ENTRIES = [
     _lateness("rt_late_nul", "a timestamp.txt with a NUL byte in it", b"2026-01-20\x00 10:00:00 UTC",
               "2026-01-20 09:00:00", late=True),
     _lateness("rt_late_missing", "no timestamp.txt", None, "2026-01-20 09:00:00", late=True),
+    # notebook 07 teaches the backward pass: central differences at any step earn nothing on its parts
+    *[_e(f"rt_finite_differences_{step}", f"notebook 07: every backward pass by central differences of the notebook's "
+         f"forward functions, step {step}", writes(lambda ctx, step=step: submission(Student(
+             A07, {}, cells={cell: source.replace("h=1e-5", f"h={step}") for cell, source in FINITE_DIFFERENCES.items()})),
+             A07), STUDENTS_07["finite_differences"].expected, assignment=A07, plain="compare.py sets up notebook 01 only")
+      for step in ("1e-3", "1e-5", "1e-7")],
     _e("rt_host_layout", "the answer key, then a cell that reads the command line of the sandbox's pid 1",
        _key_with(HOST_LAYOUT), FULL),
     _e("rt_kernelspec", "the answer key, its kernelspec says bash", _edited_key(_kernelspec), FULL),
