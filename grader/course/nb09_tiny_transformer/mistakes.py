@@ -34,7 +34,7 @@ CE_COUNTED_ALL = Mistake(
 
 CE_WEIGHTS_IGNORED = Mistake(
     "weights not used",
-    "every position was counted, the first half's unpredictable digits too: multiply each position's loss by "
+    "every position was counted, those of weight 0 too: multiply each position's loss by "
     "its weight and divide by np.sum(weights), and weight the gradient the same way",
     lambda i: _cross_entropy_09(i, count="ignored"))
 

@@ -20,8 +20,9 @@ LENGTH = 6      # digits per sequence
 def reversal_batch(rng, batch_size, length=LENGTH):
     """(tokens, targets, weights) for sequences "d_0 .. d_{L-1} SEP d_{L-1} .. d_0".
     tokens (B, 2L) is what the model reads; targets (B, 2L) the next token at each position; weights (B, 2L)
-    1.0 where the target is a digit of the reversal (positions L .. 2L-1), 0.0 where it is one of the
-    random digits of the first half, which nothing can predict."""
+    1.0 where the target is a digit of the reversal (positions L .. 2L-1), 0.0 at positions 0 .. L-1: their
+    targets are the random digits d_1 .. d_{L-1}, which nothing can predict, and at position L-1 always SEP,
+    which the position alone tells, left out too so that only the reversal counts."""
     digits = rng.integers(0, DIGITS, size=(batch_size, length))  # (B, L)
     sequence = np.concatenate([digits, np.full((batch_size, 1), SEP), digits[:, ::-1]], axis=1)  # (B, 2L+1)
     weights = np.zeros((batch_size, 2 * length))  # (B, 2L)
