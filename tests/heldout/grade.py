@@ -1,0 +1,62 @@
+"""Grade the held-out wrong answers (tests/heldout/entries.py) and write what the grader said, for judging by hand.
+
+    python -m tests.heldout.grade OUT_DIR [--only NAME ...]
+
+Each entry is notebook NN's answer key with one TODO cell replaced by the entry's source, handed in by a
+student named after the entry. They are graded together by `python -m grader grade`'s own function, in
+sandboxed kernels, with a fixed grading seed (the same fresh inputs on every run), and OUT_DIR/verdicts.md
+gets, per entry, its true cause and every part that lost marks with the verdict's words. Judge each
+verdict against the true cause (accurate / partial / symptom / misdirected / full marks) in
+tests/heldout/judged.md; the closing note and the README report the table.
+"""
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
+from tests.heldout.entries import ENTRIES
+from tests.sample_class import submission
+from tests.students import Student
+
+SEED = "20261125"
+
+
+def write(folder, entries):
+    for e in entries:
+        path = folder / e.name / e.assignment / f"{e.assignment}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(submission(Student(e.assignment, {}, cells={e.cell: e.source})), str(path))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tests.heldout.grade")
+    parser.add_argument("out")
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args(argv)
+    out = Path(args.out).resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    entries = [e for e in ENTRIES if not args.only or e.name in args.only]
+    write(out / "submissions", entries)
+    os.environ[SEED_VARIABLE] = SEED
+    rows = grade_class(out / "submissions", out / "course", say=lambda *a: None, progress=False)
+    lines = []
+    for e in entries:
+        mine = [r for r in rows if r["student_id"] == e.name and not r["needs_manual_grade"]]
+        lost = [r for r in mine if r["part_score"] < r["part_max_score"]]
+        lines.append(f"## {e.name} ({e.assignment}, {e.cell})\n\ntrue cause: {e.cause}\n")
+        if not lost:
+            lines.append("- FULL MARKS\n")
+        for r in lost:
+            lines.append(f"- {r['part']} {r['part_score']:g}/{r['part_max_score']:g} [{r['finding'] or '-'}] "
+                         f"{r['verdict']}")
+        lines.append("")
+    (out / "verdicts.md").write_text("\n".join(lines))
+    print(f"{len(entries)} entries graded: {out / 'verdicts.md'}")
+
+
+if __name__ == "__main__":
+    main()
