@@ -507,3 +507,28 @@ def test_a_part_whose_function_is_in_a_cell_with_a_syntax_error_is_told_that_and
     assert v.score == 0 and v.finding == "syntax" and "a syntax error on line 2" in v.message
     assert "take sizes" not in v.message  # nothing else
     assert verdict(SOFTMAX_COLS, cases, outputs, 2).finding != "syntax"
+
+
+def test_a_finding_never_guesses_at_an_operation_the_part_does_not_have(monkeypatch):
+    """Issue 26: a likely cause names an operation (dot products, a mask, a bias) only in a part that has it
+    (Probe.operations); elsewhere the verdict says what the result shows and no more. 02's softmax_cols has no
+    dot products: a column shrunk before the softmax shows as 'scores c times the right ones', nothing more."""
+    from grader.course import PROBES
+    probe = PROBES["02_scaled_attention"]["test_softmax_cols"]
+    assert probe.operations == ()
+    shrunk = ("def softmax_cols(data_in):\n"
+              "  s = data_in / 4\n"
+              "  e = np.exp(s - s.max(axis=0, keepdims=True))\n"
+              "  return e / e.sum(axis=0, keepdims=True)\n")
+    space = {"np": np}
+    exec("import numpy as np\n" + shrunk, space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert v.score == 0 and "times the right ones" in v.message and "dot products" not in v.message
+    # the same finding in a part that has dot products keeps its likely cause
+    from grader.engine import diagnose
+    finding = diagnose.Finding("its weights are the softmax of scores 0.5 times the right ones",
+                               "are the dot products scaled by the right amount?", "dot products")
+    assert diagnose.said_for(finding, ("dot products", "bias")) == finding
+    assert diagnose.said_for(finding, ()) == finding.shown
+    assert diagnose.said_for(finding, None) == finding

@@ -102,6 +102,28 @@ def _describe_order(order, axis_name):
     return f"the {axis_name} are all there but in another order"
 
 
+OPERATIONS = ("dot products", "mask", "bias")  # what a likely cause may name; a part declares those it has
+
+
+class Finding(str):
+    """A finding that guesses a cause: what the result shows, then the likely cause, which is only possible
+    in a part that has the operation `needs` (one of OPERATIONS). `shown` is what the result shows alone,
+    said instead where the part has no such operation (Probe.operations): a true symptom, never a guess
+    about code the part does not contain."""
+
+    def __new__(cls, shown, cause, needs):
+        finding = super().__new__(cls, f"{shown}: {cause}")
+        finding.shown, finding.needs = shown, needs
+        return finding
+
+
+def said_for(text, operations):
+    """`text` as a part with these operations may say it (None: the part declares none, so all may be said)."""
+    if isinstance(text, Finding) and operations is not None and text.needs not in operations:
+        return text.shown
+    return text
+
+
 def _sums_to_one(a, axis):
     return a.shape[axis] > 1 and bool(np.allclose(a.sum(axis=axis), 1.0, rtol=course().RTOL, atol=1e-6))
 
@@ -111,14 +133,14 @@ def _weights(g, w, axes, axis):
     masked, shown = w <= 1e-12, w > 1e-9
     leaked, hidden = masked & (g > 1e-6), shown & (g <= 1e-12)
     if leaked.any() and not hidden.any():
-        return (f"it gives weight to {int(leaked.sum())} entries that should get none: is the mask applied, "
-                "and to the right entries (the keys at or past each valid length)?")
+        return Finding(f"it gives weight to {int(leaked.sum())} entries that should get none",
+                       "is the mask applied, and to the right entries (the keys at or past each valid length)?", "mask")
     if hidden.any() and not leaked.any():
-        return (f"it gives no weight to {int(hidden.sum())} entries that should get some: does the mask cover "
-                "too much (one key too many, or the wrong axis)?")
+        return Finding(f"it gives no weight to {int(hidden.sum())} entries that should get some",
+                       "does the mask cover too much (one key too many, or the wrong axis)?", "mask")
     if leaked.any():
-        return (f"it gives weight to {int(leaked.sum())} entries that should get none, and none to "
-                f"{int(hidden.sum())} that should get some: a mask over the wrong entries?")
+        return Finding(f"it gives weight to {int(leaked.sum())} entries that should get none, and none to "
+                       f"{int(hidden.sum())} that should get some", "a mask over the wrong entries?", "mask")
     return _scores(g, w, axes, axis)
 
 
@@ -143,8 +165,9 @@ def _scores(g, w, axes, axis):
         return None
     c = float(np.vdot(Sg, Sw) / np.vdot(Sw, Sw))
     if abs(c - 1) > 1e-3 and np.allclose(Sg, c * Sw, rtol=1e-4, atol=1e-6 * spread):
-        return (f"its weights are the softmax of scores {c:.4g} times the right ones: are the dot products "
-                "scaled by the right amount, the square root of the queries' size?")
+        return Finding(f"its weights are the softmax of scores {c:.4g} times the right ones",
+                       "are the dot products scaled by the right amount, the square root of the queries' size?",
+                       "dot products")
     # Off by o[m] for entry m in every distribution: (log g - log w)[m, j] = o[m] + c[j].
     J = G.shape[1]
     rows, cols = np.nonzero(valid)
@@ -156,8 +179,9 @@ def _scores(g, w, axes, axis):
     o = solution[:M][np.unique(rows)]
     if np.allclose(design @ solution, d, rtol=0, atol=1e-6 * max(spread, 1.0)) and np.ptp(o) > 1e-4:
         one, other = _singular(axes[axis]), _singular(axes[axis - 1] if axis > 0 else axes[1])
-        return (f"each {one}'s score is off by the same amount for every {other}: a term that depends on "
-                f"the {one} alone, such as a bias left out of the queries (K.T @ beta_q)?")
+        return Finding(f"each {one}'s score is off by the same amount for every {other}",
+                       f"a term that depends on the {one} alone, such as a bias left out of the queries "
+                       "(K.T @ beta_q)?", "bias")
     return None
 
 
@@ -236,8 +260,8 @@ def same_shape(got, want, inputs=None, names=()):
     offset = g - w
     for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=course().ATOL):
-            return (f"every one of its {axes[axis]} is off by the same amount (a constant added or missing): "
-                    "a bias left out, or added twice?")
+            return Finding(f"every one of its {axes[axis]} is off by the same amount (a constant added or missing)",
+                           "a bias left out, or added twice?", "bias")
     scale = np.max(np.abs(w)) + course().ATOL
     if np.max(np.abs(g - w)) / scale < 1e-2:
         return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}): "

@@ -107,6 +107,9 @@ class Probe:
     # and computed in float64 agrees to about 1e-15; central differences, at any step, reach 1e-11 at best.
     precision: float = 0.0
     precision_hint: str = ""
+    # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias"): a
+    # finding whose likely cause names another says what the result shows and no more. None: not declared.
+    operations: tuple = None
 
 
 # --------------------------------------------------------------------------
@@ -751,7 +754,7 @@ def _case_finding(probe, case, value, why):
             g, w = np.squeeze(g), np.squeeze(w)
         text = diagnose.other_shape(g, w, case.inputs, probe.axes)
         return label + text if not text.startswith("shape ") or "where" in text else None
-    text = diagnose.same_shape(g, w, case.inputs, probe.axes)
+    text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
     if text is None and single:
         text = _seen_through_views(probe, case.inputs, value, want)
     return label + text if text else None
@@ -769,7 +772,7 @@ def _seen_through_views(probe, inputs, value, want):
             return g
         if g is None or w is None or np.shape(g) != np.shape(w):
             continue
-        text = diagnose.same_shape(g, w, inputs, axes)
+        text = diagnose.said_for(diagnose.same_shape(g, w, inputs, axes), probe.operations)
         if text:
             return f"{words}, {text}"
     return None

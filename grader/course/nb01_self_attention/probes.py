@@ -53,6 +53,7 @@ def _loop_inputs(i):
 PROBES = {
     "test_qkv_loop": Probe(
         what="queries, keys and values",
+        operations=("bias",),
         axes=("tokens", "features"),
         cell="qkv_loop",
         outputs=("all_queries", "all_keys", "all_values"),
@@ -62,6 +63,7 @@ PROBES = {
     ),
     "test_softmax": Probe(
         what="softmax",
+        operations=(),
         call="softmax(items_in)",
         cases=_softmax_cases,
         reference=lambda i: shared_ref.softmax(i["items_in"]),
@@ -70,6 +72,7 @@ PROBES = {
     ),
     "test_attention_loop": Probe(
         what="the loop of dot products and weighted sums",
+        operations=("dot products",),
         axes=("tokens", "features"), views=(views.WEIGHTS_LOOP,),
         cell="attention_loop",
         outputs=("all_x_prime",),
@@ -81,6 +84,7 @@ PROBES = {
     ),
     "test_self_attention": Probe(
         what="self_attention",
+        operations=("dot products", "bias"),
         axes=("features", "tokens"), views=(shared_views.WEIGHTS_01,),
         call="self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
         cases=_with(("X",) + PARAMS),

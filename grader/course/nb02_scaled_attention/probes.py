@@ -42,6 +42,7 @@ SOFTMAX_COLS_MISTAKES = [mistakes.SOFTMAX_OVERFLOWS, mistakes.SOFTMAX_COLS_ROWS,
 PROBES = {
     "test_softmax_cols": Probe(
         what="softmax_cols",
+        operations=(),
         axes=("keys", "queries"),
         call="softmax_cols(data_in)",
         cases=_softmax_cases,
@@ -51,6 +52,7 @@ PROBES = {
     ),
     "test_scaled_attention": Probe(
         what="scaled_dot_product_self_attention",
+        operations=("dot products", "bias"),
         axes=("features", "tokens"), views=(shared_views.WEIGHTS_01,),
         call="scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
         cases=_attention_cases,

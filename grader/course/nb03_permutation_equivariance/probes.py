@@ -123,6 +123,7 @@ def _checker_marks(cases_, reasons):
 PROBES = {
     "test_position_encoding": Probe(
         what="position_encoding",
+        operations=(),
         axes=("features", "positions"),
         call="position_encoding(D, N)",
         cases=_encoding_cases,
@@ -131,6 +132,7 @@ PROBES = {
     ),
     "test_permutation_matrices": Probe(
         what="generate_permutation_matrices",
+        operations=(),
         axes=("matrices", "rows", "columns"),  # of the distinct matrices read back
         call=PERMUTATIONS_CALL,
         outputs=PERMUTATIONS_READ,  # names the two things read back, in the verdict

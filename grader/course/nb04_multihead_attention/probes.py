@@ -78,6 +78,7 @@ TWO_HEADS = ", ".join(f"{n}{h}" for h in (1, 2) for n in NAMES)
 PROBES = {
     "test_attention_weights": Probe(
         what="attention_weights",
+        operations=("dot products", "bias"),
         axes=("keys", "queries"),
         call="attention_weights(X, omega_q, omega_k, beta_q, beta_k)",
         cases=_head_cases,
@@ -87,6 +88,7 @@ PROBES = {
     ),
     "test_multihead": Probe(
         what="multihead_scaled_self_attention",
+        operations=("dot products", "bias"),
         axes=("features", "tokens"), views=(views.HEADS_04,),
         call=f"multihead_scaled_self_attention(X, {TWO_HEADS}, omega_c)",
         cases=_two_head_cases,
@@ -96,6 +98,7 @@ PROBES = {
     ),
     "test_multihead_general": Probe(
         what="multihead_self_attention",
+        operations=("dot products", "bias"),
         axes=("features", "tokens"), views=(views.HEADS_04,),
         call="multihead_self_attention(X, omegas_v, omegas_q, omegas_k, betas_v, betas_q, betas_k, omega_c)",
         cases=_general_cases,

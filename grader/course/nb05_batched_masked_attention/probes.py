@@ -136,6 +136,7 @@ MHA_USES = {"masked_softmax": "test_masked_softmax", "transpose_qkv": "test_tran
 PROBES = {
     "test_masked_softmax": Probe(
         what="masked_softmax",
+        operations=("mask",),
         axes=("sequences", "queries", "keys"),
         call="masked_softmax(scores, valid_lens)",
         cases=_softmax_cases,
@@ -156,6 +157,7 @@ PROBES = {
     ),
     "test_transpose_qkv": Probe(
         what="transpose_qkv",
+        operations=(),
         axes=("(sequence, head) pairs", "positions", "features"),
         call="transpose_qkv(X, num_heads)",
         cases=_split_cases,
@@ -165,6 +167,7 @@ PROBES = {
     ),
     "test_transpose_output": Probe(
         what="transpose_output",
+        operations=(),
         axes=("sequences", "positions", "features"),
         call="transpose_output(X, num_heads)",
         cases=_merge_cases,
@@ -174,6 +177,7 @@ PROBES = {
     ),
     "test_init_weight": Probe(
         what="init_weight",
+        operations=(),
         # np.random is seeded first, so that weights drawn from it (not from rng) can be reproduced and named
         call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
@@ -201,6 +205,7 @@ PROBES = {
     ),
     "test_boolean_masks": Probe(
         what="key_padding_mask and causal_mask",
+        operations=("mask",),
         call="[key_padding_mask(valid_lens, num_keys), causal_mask(num_queries, num_keys)]",
         outputs=("key_padding_mask", "causal_mask"),  # what the verdict calls the two results
         cases=_boolean_masks_cases,
@@ -211,6 +216,7 @@ PROBES = {
     ),
     "test_masked_softmax_bool": Probe(
         what="masked_softmax_bool",
+        operations=("mask",),
         axes=("sequences", "queries", "keys"),
         call="masked_softmax_bool(scores, mask)",
         cases=_bool_softmax_cases,

@@ -121,6 +121,7 @@ def _pca_cases(rng):
 PROBES = {
     "test_tokenize": Probe(
         what="tokenize",
+        operations=(),
         axes=("words",),
         call=f"__import__('numpy').asarray(tokenize(sentence, {VOCAB}))",
         cases=_tokenize_cases,
@@ -133,6 +134,7 @@ PROBES = {
     # draws a table the grader can draw too, and the verdict can say so.
     "test_text_to_word_embeddings": Probe(
         what="text_to_word_embeddings",
+        operations=(),
         views=(views.TABLE_ROWS,),
         axes=("batch items", "words", "features"),
         call=f"(__import__('numpy').random.seed(seed), text_to_word_embeddings(text, {VOCAB}, embedding_matrix))[1]",
@@ -157,6 +159,7 @@ PROBES = {
     ),
     "test_pca": Probe(
         what="pca",
+        operations=(),
         axes=("components", "features"),
         call="pca(X, n_components)",
         cases=_pca_cases,
