@@ -91,7 +91,7 @@ def test_a_hard_coded_result_scores_zero_even_on_the_book_case(monkeypatch):
     kernel["BOOK"] = book
     cases, outputs = run_probe(SELF_ATTENTION, kernel, monkeypatch=monkeypatch)
     v = verdict(SELF_ATTENTION, cases, outputs, 3)
-    assert v.score == 0 and "hard-coded" in v.message
+    assert v.score == 0 and v.mistake == protocol.HARD_CODED and "returns the book's answer unchanged" in v.message
 
 
 def test_an_exception_is_reported_with_its_message(monkeypatch):
