@@ -42,8 +42,9 @@ def _notebook(assignment, edits):
     return nb
 
 
-def grade_in_process(assignment, edits, seed=0):
-    """{grade_id: Verdict} for the answer key with `edits`, every probed part marked as grading marks it."""
+def grade_in_process(assignment, edits, seed=0, traces=None):
+    """{grade_id: Verdict} for the answer key with `edits`, every probed part marked as grading marks it.
+    `traces`, a dict, gets {grade_id: [(case, trace)]} for the parts that declare steps."""
     from IPython.core.interactiveshell import InteractiveShell
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
@@ -73,6 +74,9 @@ def grade_in_process(assignment, edits, seed=0):
 
                 cell_source = solutions.get(probe.cell, "")
                 outputs = run_probe(protocol.probe_source(probe, cases, cell_source))
+                if traces is not None and probe.steps:
+                    results = [o for o in outputs if protocol.MIME in o["data"]][0]["data"][protocol.MIME]["results"]
+                    traces[grade_id] = list(zip(cases, protocol._read(probe, cases, results)[3]))
                 # The grader judges with the course's helpers in a kernel of its own; here, in this one,
                 # which the probe puts back as it was.
                 judge = (lambda: run_probe(protocol.probe_source(probe, cases, cell_source, swap))) if swap else None
@@ -89,9 +93,10 @@ def grade_in_process(assignment, edits, seed=0):
     return {g: v for g, (_, v) in verdicts.items()}
 
 
-def W(assignment, part, edits, because=""):
-    """A wrong answer: `edits` {grade_id: [(old, new)]} of the answer key, wrong in `part`."""
-    return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because)
+def W(assignment, part, edits, because="", step=""):
+    """A wrong answer: `edits` {grade_id: [(old, new)]} of the answer key, wrong in `part`; `step`, words the
+    verdict must say when the part declares its steps (the first wrong step, e.g. "but not the output")."""
+    return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because, step=step)
 
 
 A01, A02, A03, A04, A05, A06 = ("01_self_attention", "02_scaled_attention", "03_permutation_equivariance",
@@ -172,6 +177,74 @@ WRONG = {
 }
 
 
+A07, A08, A09 = "07_attention_backprop", "08_transformer_block", "09_tiny_transformer"
+
+# The first wrong step (issue 26): for every part that declares its steps, a mistake no catalogue names, and
+# the step the verdict must say is the first wrong one, whatever it finds of the student's array there.
+STEPPED = {
+    "self-attention: the values given the queries' bias": W(A01, "test_self_attention", {"self_attention_def": [
+        ("V = omega_v @ X + beta_v", "V = omega_v @ X + beta_q")]}, step="but not the values"),
+    "softmax: the result kept under another name": W(A01, "test_softmax", {"softmax_def": [
+        ("items_out = np.exp(items_in) /", "weights = np.exp(items_in) /")]}, step="holds the right result"),
+    "softmax_cols: one added to the column sums": W(A02, "test_softmax_cols", {"softmax_cols_def": [
+        ("softmax = exp_values / np.sum(exp_values, axis=0, keepdims=True)",
+         "sums = np.sum(exp_values, axis=0, keepdims=True) + 1\n  softmax = exp_values / sums")]},
+        step="but not the column sums"),
+    "scaled attention: the weights squared": W(A02, "test_scaled_attention", {"scaled_attention_def": [
+        ("X_prime = V @ attention", "X_prime = V @ attention ** 2")]}, step="but not the output"),
+    "one head: the queries given the keys' bias": W(A04, "test_attention_weights", {"attention_weights_def": [
+        ("Q = omega_q @ X + beta_q", "Q = omega_q @ X + beta_k")]}, step="queries (omega_q @ X + beta_q) are not right"),
+    "two heads: the second head's queries without their bias": W(A04, "test_multihead", {
+        "multihead_def": [("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
+                           "attention_weights(X, omega_q2, omega_k2, 0 * beta_q2, beta_k2)")]},
+        step="head 2's queries (omega_q"),
+    "H heads: the queries given the keys' bias": W(A04, "test_multihead_general", {"multihead_general_def": [
+        ("attention_weights(X, omega_q, omega_k, beta_q, beta_k)", "attention_weights(X, omega_q, omega_k, beta_k, beta_k)")]},
+        step="head 1's queries (omega_q"),
+    "masked_softmax: the weights kept under another name": W(A05, "test_masked_softmax", {"masked_softmax_def": [
+        ("    weights = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)",
+         "    probs = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)")]}, step="holds the right result"),
+    "heads loop: the heads joined in reverse": W(A05, "test_loop_heads", {"loop_heads": [
+        ("np.concatenate(heads, axis=-1)", "np.concatenate(heads[::-1], axis=-1)")]},
+        step="but not the heads side by side"),
+    "MultiHeadAttention: the queries projected without their bias": W(A05, "test_mha", {"mha_class": [
+        ("queries @ self.W_q + self.b_q", "queries @ self.W_q")]}, step="projected queries (queries @ W_q"),
+    "MultiHeadAttention (masks): the values projected without their bias": W(A05, "test_mha_masks", {"mha_class": [
+        ("values @ self.W_v + self.b_v", "values @ self.W_v")]}, step="but not the projected values"),
+    "masked_softmax_bool: the weights kept under another name": W(A05, "test_masked_softmax_bool", {
+        "masked_softmax_bool_def": [("    weights = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)",
+                                     "    probs = softmax(np.where(mask, scores, -1e6))  # (B, Tq, Tk)")]},
+        step="holds the right result"),
+    "SelfAttention: the heads merged with features and heads swapped": W(A06, "test_self_attention", {
+        "self_attention_class": [("merged = heads.transpose(0, 2, 1, 3).reshape(B, T, D)",
+                                  "merged = heads.transpose(0, 2, 3, 1).reshape(B, T, D)")]},
+        step="but not the merged heads"),
+    "pca: centred on the median": W(A06, "test_pca", {"pca_def": [
+        ("Xc = X - np.mean(X, axis=0)", "Xc = X - np.median(X, axis=0)")]}, step="centred data (X minus"),
+    "softmax_backward: the mean of A * dA, not its sum": W(A07, "test_softmax_backward", {"softmax_backward_def": [
+        ("np.sum(A * dA, axis=0, keepdims=True)", "np.mean(A * dA, axis=0, keepdims=True)")]},
+        step="Your column sums"),
+    "attention_backward: dQ not scaled": W(A07, "test_attention_backward", {"attention_backward_def": [
+        ("dQ = c * K @ dS", "dQ = K @ dS")]}, step="but not the gradient of the queries dQ"),
+    "layer_norm: gamma and beta swapped": W(A08, "test_layer_norm", {"layer_norm_def": [
+        ("out = gamma * x_hat + beta", "out = beta * x_hat + gamma")]}, step="but not the result"),
+    "mlp: the hidden layer scaled by its width": W(A08, "test_mlp", {"mlp_def": [
+        ("hidden = np.maximum(0.0, x @ W1 + b1)", "hidden = np.maximum(0.0, x @ W1 + b1) / np.sqrt(W1.shape[1])")]},
+        step="Your ReLU"),
+    "pre-norm block: the MLP's output subtracted": W(A08, "test_transformer_block", {"block_def": [
+        ("out = h + mlp(layer_norm(h,", "out = h - mlp(layer_norm(h,")]}, step="but not the result"),
+    "post-norm block: the second LayerNorm left out": W(A08, "test_post_norm", {"block_def": [
+        ("out = layer_norm(h + mlp(h, params[\"W1\"], params[\"b1\"], params[\"W2\"], params[\"b2\"]),\n                         params[\"gamma2\"], params[\"beta2\"])",
+         "out = h + mlp(h, params[\"W1\"], params[\"b1\"], params[\"W2\"], params[\"b2\"])")]}, step="is missing"),
+    "cross_entropy: the gradient divided by every position, not the weighted count": W(A09, "test_cross_entropy", {
+        "cross_entropy_def": [("(weights / count)[..., None]  # (B, T, V)", "(weights / weights.size)[..., None]  # (B, T, V)")]},
+        step="Your dlogits"),
+    "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
+        ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
+}
+WRONG.update(STEPPED)
+
+
 SEEDS = (0, 1)
 
 
@@ -191,6 +264,41 @@ def test_an_uncatalogued_mistake_gets_a_cause_and_no_wrong_name(graded, name):
         assert finding in DIAGNOSED, f"{name}: no cause: {message}"
 
 
+@pytest.mark.parametrize("name", sorted(n for n, w in WRONG.items() if w.step))
+def test_the_first_wrong_step_is_said(graded, name):
+    for score, points, finding, mistake, message in graded[name]:
+        assert finding == "step" and WRONG[name].step in message, f"{name}: {message}"
+
+
+def test_every_part_with_steps_has_a_mistake_told_its_first_wrong_step():
+    stepped = {(a, g) for a, probes in PROBES.items() for g, p in probes.items() if p.steps}
+    covered = {(w.assignment, w.part) for w in WRONG.values() if w.step}
+    assert stepped <= covered, f"no first-wrong-step test for {sorted(stepped - covered)}"
+    assert len(stepped) >= 20
+
+
+def test_every_declared_step_is_one_the_answer_key_computes(graded):
+    """A step no right answer shows would make "but not X" a false lead: the answer key's own arrays must
+    show every step of every part, on every case (found, or computed from by a step that is found)."""
+    for key, missing in graded["__answer_key__"].items():
+        assert not missing, f"{key}: the answer key shows no {missing}"
+
+
+def answer_key_steps(seed=0):
+    """{assignment/grade_id/case: [steps the answer key's trace does not show]}."""
+    from grader.engine import steps
+    out = {}
+    for assignment, probes in PROBES.items():
+        if not any(p.steps for p in probes.values()):
+            continue
+        traces = {}
+        grade_in_process(assignment, {}, seed, traces)
+        for grade_id, runs in traces.items():
+            for k, (case, trace) in enumerate(runs):
+                out[f"{assignment}/{grade_id}/{k}"] = steps.missing(probes[grade_id].steps(case.inputs), trace)
+    return out
+
+
 if __name__ == "__main__":
     results = {}
     for name in sorted(WRONG):
@@ -199,8 +307,12 @@ if __name__ == "__main__":
         for seed in SEEDS:
             v = grade_in_process(w.assignment, w.edits, seed)[w.part]
             results[name].append([v.score, v.points, v.finding, v.mistake, v.message])
+    results["__answer_key__"] = answer_key_steps()
     if "--json" in sys.argv:
         print(json.dumps(results))
     else:
         for name, runs in results.items():
+            if name == "__answer_key__":
+                print({k: v for k, v in runs.items() if v})
+                continue
             print(f"{name}\n    {runs[0][0]:g}/{runs[0][1]:g} [{runs[0][2]}] {runs[0][4]}")

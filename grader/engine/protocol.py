@@ -26,6 +26,9 @@ MIME = "application/vnd.attention-course.probe+json"
 from .courseware import course  # course().same: one meaning of "matches", in notebooks and in verdicts
 MAX_ELEMENTS = 1_000_000           # a result larger than this is not an answer to any part of this course
 MAX_DEPTH = 8                      # lists nested deeper than this are no answer either
+# The student's intermediate arrays a probe sends back for a part that declares its steps (Probe.steps):
+# at most this many, of at most TRACE_SIZE entries each and TRACE_BYTES in all, for each case.
+TRACE_COUNT, TRACE_SIZE, TRACE_BYTES = 64, 20_000, 1_000_000
 NUMERIC_KINDS = "biuf"
 
 
@@ -56,6 +59,18 @@ class Mistake:
     def said(self):
         """How a check shows it: the name, then what to do."""
         return f"{self.name}: {self.message}"
+
+
+@dataclass
+class Step:
+    """One named intermediate value of the reference (Probe.steps): `name` in the notebook's words ("the
+    scores"), `formula` as the notebook writes it ("K.T @ Q"), `value` on this case's inputs, and `axes`,
+    plural names of its axes for what a finding says of a student's array that should equal it."""
+    name: str
+    formula: str
+    value: Any
+    axes: tuple = ()
+    uses: tuple = None     # the names of the steps it is computed from; None: the step before it
 
 
 @dataclass
@@ -110,6 +125,11 @@ class Probe:
     # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias"): a
     # finding whose likely cause names another says what the result shows and no more. None: not declared.
     operations: tuple = None
+    # The reference's named intermediate values on a case's inputs, in the order it computes them, the last
+    # being the result: [diagnose.Step]. The probe then sends back the arrays the student's code makes, and
+    # a wrong answer is told which steps are right and the first that is not (engine/steps.py). Words only:
+    # the score never depends on them.
+    steps: Callable[[dict], list] = None
 
 
 # --------------------------------------------------------------------------
@@ -169,7 +189,7 @@ def decode_result(obj, depth=0):
 
 _KERNEL_SIDE = r'''
 def __course_probe(request):
-    import base64, builtins, contextlib, io, json, warnings
+    import base64, builtins, contextlib, io, json, sys, warnings
     import numpy
     from IPython.display import display
 
@@ -197,11 +217,52 @@ def __course_probe(request):
 
     kernel = globals()
     absent = object()
+    own = __course_probe.__code__.co_filename
+
+    def traced(space):
+        """The arrays the student's own code makes (a function's local variables and what it returns, a
+        cell's names), copied as each of its frames returns, at most %(count)d and %(bytes)d bytes: for
+        the words of the verdict only (the grader finds the first step that is not right)."""
+        kept, seen, room = [], {}, [%(bytes)d]
+
+        def keep(where, name, value, depth=0):
+            if isinstance(value, (list, tuple)) and depth == 0:  # a list of heads, say
+                for k, item in enumerate(value[:16]):
+                    keep(where, f"{name}[{k}]" if name else "", item, 1)
+                return
+            if isinstance(value, dict) and depth == 0:  # gradients by name
+                for k, item in list(value.items())[:16]:
+                    keep(where, f"{name}[{k!r}]"[:40] if name else "", item, 1)
+                return
+            if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" or value.ndim == 0 \
+                    or value.size > %(size)d or len(kept) >= %(count)d or value.nbytes > room[0]:
+                return
+            key = (value.dtype.str, value.shape, hash(value.tobytes()))
+            if key in seen:  # the same numbers again: keep the first, by the first name the student gave them
+                if name and not seen[key]["name"]:
+                    seen[key].update(where=where, name=name)
+                return
+            room[0] -= value.nbytes
+            seen[key] = {"where": where, "name": name, "value": encode(value)}
+            kept.append(seen[key])
+
+        def profile(frame, event, arg):
+            if event in ("call", "return") and (frame.f_globals is kernel or frame.f_globals is space) \
+                    and frame.f_code.co_filename != own:
+                where = frame.f_code.co_name
+                for name, value in list(frame.f_locals.items()):  # at a call: the arguments, as they came in
+                    keep(where, name, value)
+                if event == "return":
+                    keep(where, "", arg)
+        return kept, profile
 
     def run(case, swap):
         inputs = {name: decode(v) for name, v in case.items()}
         arrays = [n for n, v in inputs.items() if isinstance(v, numpy.ndarray)]
         saved = {}
+        space = {"np": numpy, "__builtins__": builtins}
+        kept, profile = traced(space) if request["trace"] else ([], None)
+        before = sys.getprofile()
         try:
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
                     warnings.catch_warnings():
@@ -210,23 +271,28 @@ def __course_probe(request):
                     saved[name] = kernel.get(name, absent)
                     kernel[name] = function
                 if request["call"]:
+                    sys.setprofile(profile)
                     value = eval(request["call"], dict(kernel, **inputs))
+                    sys.setprofile(before)
                 else:
-                    space = {"np": numpy, "__builtins__": builtins}
                     space.update({n: kernel[n] for n in request["from_kernel"] if n in kernel})
                     space.update(swap)
                     space.update(inputs)
+                    sys.setprofile(profile)
                     exec(request["cell"], space)
+                    sys.setprofile(before)
                     missing = [n for n in request["outputs"] if n not in space]
                     if missing:
                         raise NameError("your cell did not set " + ", ".join(missing))
                     value = [space[n] for n in request["outputs"]]
             # The arguments as they are after the call, as bytes: the grader compares them with what it sent,
             # on its side, so a kernel whose numpy says every array equals every other hides nothing.
-            return {"ok": True, "value": encode(value), "after": {n: encode(inputs[n]) for n in arrays}}
+            return {"ok": True, "value": encode(value), "after": {n: encode(inputs[n]) for n in arrays},
+                    "trace": kept}
         except (Exception, SystemExit) as e:
             return {"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]}
         finally:
+            sys.setprofile(before)
             for name, old in saved.items():
                 if old is absent:
                     kernel.pop(name, None)
@@ -278,12 +344,14 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         "outputs": list(probe.outputs),
         "from_kernel": list(probe.from_kernel),
         "swap": dict(swap or {}),
+        "trace": bool(probe.steps),
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
     }
     return (
         PROBE_HEADER +
         "# the grader marks the results outside this kernel.\n"
-        + _KERNEL_SIDE.replace("%(mime)s", MIME)
+        + _KERNEL_SIDE.replace("%(mime)s", MIME).replace("%(count)d", str(TRACE_COUNT))
+        .replace("%(bytes)d", str(TRACE_BYTES)).replace("%(size)d", str(TRACE_SIZE))
         + f"__course_probe(__import__('json').loads({json.dumps(json.dumps(request))}))\n"
         + "raise RuntimeError('sealed probe: awaiting the grader\\'s verdict')\n"
     )
@@ -355,10 +423,12 @@ NOT_ATTEMPTED = "not attempted"     # the part's answer cells as handed out: the
 
 
 def _read(probe, cases, results):
-    """The decoded results, each case's reason (None = right) and the inputs each case changed in place."""
-    got, reasons, changed = [], [], []
+    """The decoded results, each case's reason (None = right), the inputs each case changed in place, and
+    each case's trace (the student's intermediate arrays, for the words only: [(where, name, array)])."""
+    got, reasons, changed, traces = [], [], [], []
     for case, result in zip(cases, results):
         want = None if probe.judge else probe.reference(case.inputs)
+        traces.append(_trace(result.get("trace")) if isinstance(result, dict) and probe.steps else [])
         if not isinstance(result, dict) or not result.get("ok"):
             error = str(result.get("error", "no result")) if isinstance(result, dict) else "no result"
             got.append(None)
@@ -382,7 +452,24 @@ def _read(probe, cases, results):
                 why = _imprecise(value, want, probe.precision)
             reasons.append(why)
         changed.append(_changed_in_place(case.inputs, result.get("after")))
-    return got, reasons, changed
+    return got, reasons, changed, traces
+
+
+def _trace(entries):
+    """A trace as the kernel reported it, decoded: [(where, name, float64 array)]; what is malformed is
+    left out (a student's kernel can send anything here, and it changes their own feedback's words only)."""
+    out = []
+    if not isinstance(entries, list):
+        return out
+    for entry in entries[:TRACE_COUNT]:
+        try:
+            where, name = str(entry["where"])[:40], str(entry["name"])[:40]
+            value = decode_result(entry["value"])
+        except (BadResult, KeyError, TypeError):
+            continue
+        if isinstance(value, np.ndarray) and value.size <= TRACE_SIZE:
+            out.append((where, name, value))
+    return out
 
 
 IMPRECISE = "close, but only to"
@@ -485,29 +572,29 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
     except (KeyError, TypeError, AssertionError):
         return Verdict(0.0, points, f"{what}: not graded, the probe's report is malformed", finding="reported")
 
-    got, reasons, changed = _read(probe, cases, results)
+    got, reasons, changed, traces = _read(probe, cases, results)
     with_reference = None
     if judge is not None and not all(why is None for why in reasons):
         with_reference = _with_reference(judge, cases)
     if all(why is None for why in reasons) or with_reference is None:
-        return _marked(probe, cases, got, reasons, changed, points)
+        return _marked(probe, cases, got, reasons, changed, points, traces)
 
     # The part is wrong as the student's notebook runs it. Is it right with the course's helpers?
     helpers = helpers or {}
     wrong_helpers = [(name, h[0]) for name, h in helpers.items() if h and h[1].score < h[1].points]
-    got_r, reasons_r, changed_r = _read(probe, cases, with_reference)
+    got_r, reasons_r, changed_r, traces_r = _read(probe, cases, with_reference)
     right_with_reference = all(why is None for why in reasons_r)
     if wrong_helpers:
         names = _listing([name for name, _ in wrong_helpers])
         parts = _listing([part for _, part in wrong_helpers])
-        v = _marked(probe, cases, got_r, reasons_r, changed_r, points)
+        v = _marked(probe, cases, got_r, reasons_r, changed_r, points, traces_r)
         if right_with_reference and v.score >= points:
             return Verdict(points, points, f"{what}: right once your {names} is fixed (see {parts}): marked "
                                            f"with the course's {names} in place of yours, so that mistake "
                                            "costs marks once, in its own part", finding="helper")
         return Verdict(v.score, points, v.message + f" (Marked with the course's {names} in place of yours, "
                                                     f"which {parts} marks on its own.)", v.mistake, v.finding)
-    v = _marked(probe, cases, got, reasons, changed, points)
+    v = _marked(probe, cases, got, reasons, changed, points, traces)
     if right_with_reference and probe.uses:
         names = _listing(list(probe.uses))
         yours = f"your {names} passes its own test, yet goes" if len(probe.uses) == 1 else \
@@ -536,7 +623,7 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _marked(probe, cases, got, reasons, changed, points):
+def _marked(probe, cases, got, reasons, changed, points, traces=()):
     """The verdict on one set of results: hard-coded, right on the book's sizes only, named, found, or right."""
     what = probe.what
     if probe.judge:
@@ -591,7 +678,12 @@ def _marked(probe, cases, got, reasons, changed, points):
     mistake = _recognised(probe, cases, got, reasons)
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
+    step, certain = _step_finding(probe, cases, got, reasons, traces)
+    if certain:
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step}", finding="step")
     text, kind = _finding(probe, cases, got, reasons)
+    if step and kind == "reported":  # wrong values and no more: say at least which steps are right
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
 
 
@@ -680,6 +772,27 @@ def _recognised(probe, cases, got, reasons):
             if all(recognise(m, c.inputs, g, why, probe.exact_shape) for c, g, why in zip(cases, got, reasons))]
     names = {m.name for m in fits}
     return fits[0] if len(names) == 1 else None
+
+
+def _step_finding(probe, cases, got, reasons, traces):
+    """(words, certain) on the first wrong step in the student's own computation (engine/steps.py), on the
+    first wrong case whose trace shows one, the book's first, so the same answer is told the same whatever
+    the fresh draw; (None, False) when no trace shows anything."""
+    from . import steps
+    uncertain = None
+    for case, value, why, trace in zip(cases, got, reasons, traces):
+        if why is None or not trace:
+            continue
+        try:
+            wanted = probe.steps(case.inputs)
+            single = not isinstance(probe.reference(case.inputs), list)
+            said = steps.first_wrong(wanted, trace, case.inputs, probe.operations, single, value)
+        except Exception:  # a case the steps do not describe: nothing said from the trace
+            continue
+        if said and said[1]:
+            return said
+        uncertain = uncertain or (said[0] if said else None)
+    return uncertain, False
 
 
 def _where(case):

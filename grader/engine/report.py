@@ -100,7 +100,8 @@ def collect(course):
     return rows
 
 
-DIAGNOSED = {"named": "a named mistake", "structural": "a structural finding", "helper": "a helper's mistake",
+DIAGNOSED = {"named": "a named mistake", "step": "the first wrong step", "structural": "a structural finding",
+             "helper": "a helper's mistake",
              "precision": "short of the precision asked for", "syntax": "a syntax error in the cell"}
 
 
@@ -118,7 +119,7 @@ def diagnosis_coverage(rows):
 
 def _found(counts):
     """What the grader found by looking at the result or the cell, without a name: the "found" column."""
-    return counts["structural"] + counts["precision"] + counts["syntax"]
+    return counts["step"] + counts["structural"] + counts["precision"] + counts["syntax"]
 
 
 def print_diagnosis_report(course, show=True):
@@ -136,7 +137,8 @@ def print_diagnosis_report(course, show=True):
           f"{total['reported'] + total['none']:>9}")
     if lost:
         print(f"diagnosed: {diagnosed} of {lost} parts that lost marks ({100 * diagnosed / lost:.0f}%): "
-              f"{total['named']} named, {total['structural']} structural, {total['precision']} short of the "
+              f"{total['named']} named, {total['step']} the first wrong step, {total['structural']} structural, "
+              f"{total['precision']} short of the "
               f"precision asked for, {total['syntax']} a syntax error, {total['helper']} a helper's mistake")
     print(f"not attempted (answer cells as handed out, left out above): "
           f"{sum(r.get('finding') == NOT_ATTEMPTED for r in rows)} parts")

@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import mistakes, reference as ref, views
-from ..shared import cases as shared_cases, reference as shared_ref, views as shared_views
-from ...engine.protocol import Case, Probe, kernel_source
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
+from ...engine.protocol import Case, Probe, Step, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
 N_FRESH = 3
@@ -67,6 +67,9 @@ PROBES = {
         call="softmax(items_in)",
         cases=_softmax_cases,
         reference=lambda i: shared_ref.softmax(i["items_in"]),
+        # A student may shift before np.exp or not: the exponentials are no step every right answer has.
+        steps=lambda i: [Step("softmax", "np.exp(items_in) / the sum of the exponentials",
+                              shared_ref.softmax(i["items_in"]), ())],
         kernel_reference=kernel_source("softmax", shared_ref.softmax),
         mistakes=[mistakes.SOFTMAX_NOT_NORMALISED],
     ),
@@ -89,6 +92,7 @@ PROBES = {
         call="self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
         cases=_with(("X",) + PARAMS),
         reference=lambda i: ref.self_attention(*(i[n] for n in ("X",) + PARAMS)),
+        steps=shared_steps.attention_12_1,
         mistakes=mistakes.SELF_ATTENTION,
     ),
 }

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import mistakes
-from ..shared import cases as shared_cases, reference as shared_ref, views as shared_views
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
 from ...engine.protocol import Case, Probe, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
@@ -47,6 +47,7 @@ PROBES = {
         call="softmax_cols(data_in)",
         cases=_softmax_cases,
         reference=lambda i: shared_ref.softmax_cols(i["data_in"]),
+        steps=lambda i: shared_steps.softmax_cols(i["data_in"]),
         kernel_reference=kernel_source("softmax_cols", shared_ref.softmax_cols),
         mistakes=SOFTMAX_COLS_MISTAKES,
     ),
@@ -57,6 +58,7 @@ PROBES = {
         call="scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k)",
         cases=_attention_cases,
         reference=lambda i: shared_ref.scaled_dot_product_self_attention(*(i[n] for n in ("X",) + PARAMS)),
+        steps=lambda i: shared_steps.attention_12_1(i, scale=True),
         uses={"softmax_cols": "test_softmax_cols"},
         mistakes=mistakes.SCALED_ATTENTION,
     ),

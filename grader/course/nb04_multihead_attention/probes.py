@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref, views
-from ..shared import cases as shared_cases, reference as shared_ref
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
 from ...engine.protocol import Case, Probe, kernel_source
 
 NAMES = shared_cases.PARAMETERS  # omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
@@ -73,6 +73,12 @@ def _multihead_reference(i):
     return ref.multihead_self_attention(lists["X"], heads, lists["omega_c"])
 
 
+def _multihead_steps(i):
+    lists = i if "omegas_v" in i else mistakes.two_heads(i)
+    heads = list(zip(*(lists[mistakes.plural(n)] for n in NAMES)))
+    return shared_steps.multihead_12_1(lists["X"], heads, lists["omega_c"])
+
+
 TWO_HEADS = ", ".join(f"{n}{h}" for h in (1, 2) for n in NAMES)
 
 PROBES = {
@@ -83,6 +89,8 @@ PROBES = {
         call="attention_weights(X, omega_q, omega_k, beta_q, beta_k)",
         cases=_head_cases,
         reference=lambda i: ref.head_attention_weights(i["X"], i["omega_q"], i["omega_k"], i["beta_q"], i["beta_k"]),
+        steps=lambda i: [s for s in shared_steps.attention_12_1(dict(i, omega_v=i["omega_q"], beta_v=i["beta_q"]),
+                                                                scale=True, output=False) if s.name != "values"],
         kernel_reference=kernel_source("attention_weights", ref.head_attention_weights, shared_ref.softmax_cols),
         mistakes=mistakes.HEAD_WEIGHTS,
     ),
@@ -93,6 +101,7 @@ PROBES = {
         call=f"multihead_scaled_self_attention(X, {TWO_HEADS}, omega_c)",
         cases=_two_head_cases,
         reference=_multihead_reference,
+        steps=_multihead_steps,
         uses={"attention_weights": "test_attention_weights"},
         mistakes=mistakes.MULTIHEAD,
     ),
@@ -103,6 +112,7 @@ PROBES = {
         call="multihead_self_attention(X, omegas_v, omegas_q, omegas_k, betas_v, betas_q, betas_k, omega_c)",
         cases=_general_cases,
         reference=_multihead_reference,
+        steps=_multihead_steps,
         uses={"attention_weights": "test_attention_weights"},
         mistakes=mistakes.MULTIHEAD_GENERAL,
     ),

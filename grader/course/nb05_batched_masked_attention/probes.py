@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref
-from ..shared import cases as shared_cases, reference as shared_ref, views as shared_views
-from ...engine.protocol import Case, Probe, kernel_source
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
+from ...engine.protocol import Case, Probe, Step, kernel_source
 
 N_FRESH = 3
 SHOWN = 8  # the visible checks compare the first 8 features of the (B, T, 100) outputs
@@ -18,6 +18,26 @@ MHA_CALL = ("(lambda m: [setattr(m, name, w) for name, w in zip(" + repr(WEIGHTS
 def _mha_reference(i):
     return shared_ref.multi_head_attention(i["queries"], i["keys"], i["values"], i["valid_lens"], i["num_heads"],
                                     *(i[n] for n in WEIGHTS))
+
+
+def _mha_steps(i):
+    return shared_steps.rows_attention(i["queries"], i["keys"], i["values"], i["valid_lens"], i["num_heads"],
+                                       *(i[n] for n in WEIGHTS))
+
+
+def _shared_kv_steps(i):
+    """The loop over heads: each head's output (B, C, E/H), the heads side by side, the projection."""
+    B, E, H = np.shape(i["q"])[0], np.shape(i["q"])[-1], i["H"]
+    k, v = (np.broadcast_to(x, (B,) + np.shape(x)) for x in (i["k"], i["v"]))
+    eye = np.eye(E)
+    steps = shared_steps.rows_attention(i["q"], k, v, None, H, eye, eye, eye, i["proj"])
+    heads = steps[8].value.reshape(B, H, *steps[8].value.shape[1:])  # (B, H, C, d)
+    axes = ("items", "tokens", "features")
+    return ([Step(f"head {h + 1}'s output", f"softmax(head {h + 1}'s scaled scores) @ its values", heads[:, h], axes, ())
+             for h in range(H)]
+            + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", steps[9].value,
+                    axes, tuple(f"head {h + 1}'s output" for h in range(H))),
+               Step("output", "the heads side by side @ proj", steps[10].value, axes, ("heads side by side",))])
 
 
 def _about_mha(i, mask):
@@ -141,6 +161,9 @@ PROBES = {
         call="masked_softmax(scores, valid_lens)",
         cases=_softmax_cases,
         reference=lambda i: shared_ref.masked_softmax(i["scores"], i["valid_lens"]),
+        # The value a masked score gets is the student's choice: only the result is a step.
+        steps=lambda i: [Step("weights", "the masked softmax over the keys",
+                              shared_ref.masked_softmax(i["scores"], i["valid_lens"]), ("items", "queries", "keys"))],
         kernel_reference=kernel_source("masked_softmax", shared_ref.masked_softmax, f"MASK_VALUE = {ref.MASK_VALUE!r}",
                                        shared_ref.softmax_cols, shared_ref.softmax_rows, shared_ref.sequence_mask),
         mistakes=mistakes.MASKED_SOFTMAX_05,
@@ -153,6 +176,7 @@ PROBES = {
         from_kernel=("softmax", "masked_softmax"),
         cases=_loop_cases,
         reference=lambda i: [ref.multihead_shared_kv(i["q"], i["k"], i["v"], i["H"], i["proj"])],
+        steps=_shared_kv_steps,
         mistakes=[mistakes.HEAD_SCALED_BY_E],
     ),
     "test_transpose_qkv": Probe(
@@ -189,6 +213,7 @@ PROBES = {
         axes=("sequences", "queries", "features"), views=(shared_views.HEADS_ROWS, shared_views.WEIGHTS_ROWS),
         call=MHA_CALL,
         cases=_mha_cases,
+        steps=_mha_steps,
         reference=_mha_reference,
         uses=MHA_USES,
         # every valid length here is at least 1, where masking with -inf is right: test_mha_masks names it
@@ -199,6 +224,7 @@ PROBES = {
         axes=("sequences", "queries", "features"), views=(shared_views.HEADS_ROWS, shared_views.WEIGHTS_ROWS),
         call=MHA_CALL,
         cases=_mask_cases,
+        steps=_mha_steps,
         reference=_mha_reference,
         uses=MHA_USES,
         mistakes=mistakes.MHA_05,
@@ -221,6 +247,8 @@ PROBES = {
         call="masked_softmax_bool(scores, mask)",
         cases=_bool_softmax_cases,
         reference=lambda i: ref.masked_softmax_bool(i["scores"], i["mask"]),
+        steps=lambda i: [Step("weights", "the softmax over the keys where the mask is True",
+                              ref.masked_softmax_bool(i["scores"], i["mask"]), ("items", "queries", "keys"))],
         mistakes=mistakes.MASKED_SOFTMAX_BOOL_05,
     ),
 }

@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref, views
-from ..shared import views as shared_views
-from ...engine.protocol import Case, Probe, kernel_source
+from ..shared import steps as shared_steps, views as shared_views
+from ...engine.protocol import Case, Probe, Step, kernel_source
 
 N_FRESH = 3
 FRESH_T = (3, 4, 5, 7, 8)            # the notebook's sentences have 6 words
@@ -154,6 +154,8 @@ PROBES = {
              "(SelfAttention(X.shape[-1], H, seed=seed) if own_weights else SelfAttention(X.shape[-1], H))",
         cases=_attention_cases,
         reference=lambda i: ref.multihead_self_attention_rows(i["X"], i["W_q"], i["W_k"], i["W_v"], i["W_o"], i["H"]),
+        steps=lambda i: shared_steps.rows_attention(i["X"], i["X"], i["X"], None, i["H"], i["W_q"], i["W_k"], i["W_v"],
+                                                    i["W_o"]),
         mistakes=mistakes.CONTEXTUAL_ATTENTION,
         exact_shape=True,  # (B, T, D), B=1 included
     ),
@@ -164,6 +166,9 @@ PROBES = {
         call="pca(X, n_components)",
         cases=_pca_cases,
         reference=lambda i: ref.principal_components(i["X"], i["n_components"]),
+        steps=lambda i: shared_steps.principal_components(i["X"]) + [
+            Step("components", "the first rows of the SVD's Vt, each sign fixed",
+                 ref.principal_components(i["X"], i["n_components"]), ("components", "features"))],
         mistakes=mistakes.PCA_06,
         exact_shape=True,  # (n_components, D), n_components=1 included
     ),

@@ -16,7 +16,7 @@ heads and two sequences (so that 1/sqrt(D) for 1/sqrt(d), or gradients not summe
 import numpy as np
 
 from . import cases, mistakes, reference as ref
-from ..shared import cases as shared_cases, reference as shared_ref
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
 from ...engine.protocol import Case, Probe, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
@@ -153,6 +153,7 @@ PROBES = {
         call="softmax_backward(A, dA)",
         cases=_softmax_cases,
         reference=lambda i: ref.softmax_backward(i["A"], i["dA"]),
+        steps=lambda i: shared_steps.softmax_backward(i["A"], i["dA"]),
         kernel_reference=kernel_source("softmax_backward", ref.softmax_backward),
         mistakes=mistakes.SOFTMAX_BACKWARD,
         **BACKWARD,
@@ -163,6 +164,7 @@ PROBES = {
         outputs=GRADIENTS,
         cases=_attention_cases,
         reference=attention_gradients,
+        steps=lambda i: shared_steps.attention_backward_12_1(*(i[n] for n in ATTENTION_INPUTS)),
         uses={"softmax_backward": "test_softmax_backward"},
         mistakes=mistakes.ATTENTION_BACKWARD,
         **BACKWARD,

@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref
+from ..shared import steps as shared_steps
 from ...engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
@@ -53,6 +54,14 @@ def _count_cases(rng, with_T):
     return out
 
 
+def _block_steps(i, post_norm):
+    params = cases.block_params_08(i)
+    return shared_steps.transformer_block(
+        i["x"], params, i["num_heads"], post_norm, ref.layer_norm,
+        lambda h: ref.block_attention(h, params, i["num_heads"]),
+        lambda h: ref.mlp(h, params["W1"], params["b1"], params["W2"], params["b2"]))
+
+
 BLOCK_USES = {"layer_norm": "test_layer_norm", "mlp": "test_mlp"}
 LAYER_NORM_KERNEL = kernel_source("layer_norm", ref.layer_norm)
 MLP_KERNEL = kernel_source("mlp", ref.mlp)
@@ -64,6 +73,7 @@ PROBES = {
         call="layer_norm(x, gamma, beta, eps=eps)",
         cases=_layer_norm_cases,
         reference=lambda i: ref.layer_norm(i["x"], i["gamma"], i["beta"], i["eps"]),
+        steps=lambda i: shared_steps.layer_norm(i["x"], i["gamma"], i["beta"], i["eps"]),
         kernel_reference=LAYER_NORM_KERNEL,
         mistakes=mistakes.LAYER_NORM_08,
     ),
@@ -73,6 +83,7 @@ PROBES = {
         call="mlp(x, W1, b1, W2, b2)",
         cases=_mlp_cases,
         reference=lambda i: ref.mlp(i["x"], i["W1"], i["b1"], i["W2"], i["b2"]),
+        steps=lambda i: shared_steps.mlp(i["x"], i["W1"], i["b1"], i["W2"], i["b2"]),
         kernel_reference=MLP_KERNEL,
         mistakes=mistakes.MLP_08,
     ),
@@ -82,6 +93,7 @@ PROBES = {
         call=f"transformer_block(x, {PARAMS}, num_heads)",
         cases=_block_cases,
         reference=lambda i: ref.transformer_block(i["x"], cases.block_params_08(i), i["num_heads"]),
+        steps=lambda i: _block_steps(i, post_norm=False),
         uses=BLOCK_USES,
         mistakes=mistakes.BLOCK_08,
     ),
@@ -91,6 +103,7 @@ PROBES = {
         call=f"transformer_block(x, {PARAMS}, num_heads, post_norm=True)",
         cases=_block_cases,
         reference=lambda i: ref.transformer_block(i["x"], cases.block_params_08(i), i["num_heads"], post_norm=True),
+        steps=lambda i: _block_steps(i, post_norm=True),
         uses=BLOCK_USES,
         mistakes=mistakes.POST_NORM_08,
     ),

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref
-from ..shared import tiny_transformer as tiny
+from ..shared import steps as shared_steps, tiny_transformer as tiny
 from ..shared.notebook_checks import _same
 from ..shared.rounding import rounded
 from ...engine.protocol import Case, Probe, kernel_source
@@ -126,6 +126,7 @@ PROBES = {
         call="cross_entropy(logits, targets, weights)",
         cases=_cross_entropy_cases,
         reference=lambda i: list(ref.cross_entropy(i["logits"], i["targets"], i["weights"])),
+        steps=lambda i: shared_steps.cross_entropy(i["logits"], i["targets"], i["weights"]),
         outputs=("loss", "dlogits"),
         kernel_reference=kernel_source("cross_entropy", ref.cross_entropy),
         mistakes=mistakes.CROSS_ENTROPY_09,
@@ -136,6 +137,8 @@ PROBES = {
         cases=_adam_cases,
         reference=lambda i: list(ref.adam_step(i["param"], i["grad"], i["m"], i["v"], i["t"], i["lr"],
                                                i["beta1"], i["beta2"], i["eps"])),
+        steps=lambda i: shared_steps.adam_step(i["param"], i["grad"], i["m"], i["v"], i["t"], i["lr"],
+                                               i["beta1"], i["beta2"], i["eps"]),
         outputs=("param", "m", "v"),
         kernel_reference=kernel_source("adam_step", ref.adam_step),
         mistakes=mistakes.ADAM_09,

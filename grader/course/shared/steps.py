@@ -1,0 +1,235 @@
+"""The reference's named steps (Probe.steps): the intermediate values every right answer computes, in the
+notebook's words, so a wrong answer can be told the first step it gets wrong (grader/engine/steps.py).
+
+A step is declared only when every right answer computes it the same, up to a transpose, a reshape of
+the same numbers, broadcasting or float32: the queries, the scores, the weights, a LayerNorm's mean. What a
+student may rightly choose (the value a masked score gets, a shift before np.exp) is never a step, because
+"no array of yours equals it" would then say nothing true about their mistake. Each builder takes a case's
+inputs and returns [Step], the last being the part's result (or, for a part with several results, each of
+them, with the steps they are computed from).
+"""
+import numpy as np
+
+from . import reference as ref
+from ...engine.protocol import Step
+
+QKV_12_1 = ("the queries", "the keys", "the values")
+
+
+def attention_12_1(i, scale=False, prefix="", names=("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q",
+                                                     "beta_k"), output=True):
+    """Self-attention in the book's columns (eqs. 12.2-12.9): queries, keys, values, scores, (scaled scores),
+    weights, output. `prefix` names a head ("head 2's ")."""
+    X, ov, oq, ok, bv, bq, bk = (np.asarray(i[n], dtype=np.float64) for n in names)
+    Q, K, V = oq @ X + bq, ok @ X + bk, ov @ X + bv  # (D_q, N), (D_q, N), (D_v, N)
+    S = K.T @ Q  # (N, N): [key m, query n]
+    p = prefix
+    steps = [Step(f"{p}queries", "omega_q @ X + beta_q", Q, ("features", "tokens"), ()),
+             Step(f"{p}keys", "omega_k @ X + beta_k", K, ("features", "tokens"), ()),
+             Step(f"{p}values", "omega_v @ X + beta_v", V, ("features", "tokens"), ()),
+             Step(f"{p}scores", "K.T @ Q", S, ("keys", "queries"), (f"{p}queries", f"{p}keys"))]
+    last = f"{p}scores"
+    if scale:
+        steps.append(Step(f"{p}scaled scores", "K.T @ Q / np.sqrt(D_q), D_q the queries' size",
+                          S / np.sqrt(Q.shape[0]), ("keys", "queries"), (last,)))
+        last = f"{p}scaled scores"
+    A = ref.softmax_cols(S / np.sqrt(Q.shape[0]) if scale else S)
+    steps.append(Step(f"{p}attention weights", f"softmax_cols of the {last.removeprefix(p)}, down each column",
+                      A, ("keys", "queries"), (last,)))
+    if output:
+        steps.append(Step(f"{p}output", "V @ the attention weights", V @ A, ("features", "tokens"),
+                          (f"{p}values", f"{p}attention weights")))
+    return steps
+
+
+def multihead_12_1(X, heads, omega_c):
+    """The book's multi-head self-attention: each head's steps, the heads stacked, then omega_c."""
+    steps, outputs = [], []
+    for h, head in enumerate(heads):
+        names = ("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q", "beta_k")
+        head_steps = attention_12_1(dict(zip(names, (X,) + tuple(head))), scale=True, prefix=f"head {h + 1}'s ")
+        steps += head_steps
+        outputs.append(head_steps[-1].value)
+    stacked = np.vstack(outputs)  # (D, N)
+    steps.append(Step("stacked heads", "the heads' outputs one on top of the other (np.vstack)", stacked,
+                      ("features", "tokens"), tuple(f"head {h + 1}'s output" for h in range(len(heads)))))
+    steps.append(Step("output", "omega_c @ the stacked heads", np.asarray(omega_c) @ stacked, ("features", "tokens"),
+                      ("stacked heads",)))
+    return steps
+
+
+def softmax_cols(data_in):
+    """02's stable softmax down each column: the column maxima, the exponentials of the shifted scores, the
+    column sums, the result. (Subtracting each column's maximum is what the part asks for.)"""
+    x = np.asarray(data_in, dtype=np.float64)
+    top = np.max(x, axis=0, keepdims=True)  # (1, M)
+    e = np.exp(x - top)  # (N, M)
+    return [Step("column maxima", "np.max(data_in, axis=0)", top, ("rows", "columns"), ()),
+            Step("shifted scores", "data_in minus its column's maximum", x - top, ("rows", "columns")),
+            Step("exponentials", "np.exp of the shifted scores", e, ("rows", "columns")),
+            Step("column sums", "the exponentials summed down each column", e.sum(axis=0, keepdims=True),
+                 ("rows", "columns")),
+            Step("softmax", "the exponentials divided by their column's sum", e / e.sum(axis=0, keepdims=True),
+                 ("rows", "columns"), ("exponentials", "column sums"))]
+
+
+def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q=0.0, b_k=0.0, b_v=0.0, b_o=0.0,
+                   mask_step=True):
+    """Multi-head attention in the row convention (d2l 11.5; notebooks 05, 06, 08): the projections, the
+    heads split, the scaled scores, the (masked) weights, each head's output, the heads merged, the output."""
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (queries, keys, values))
+    Pq, Pk, Pv = q @ W_q + b_q, k @ W_k + b_k, v @ W_v + b_v  # (B, T, D)
+    Q, K, V = (ref.transpose_qkv(a, H) for a in (Pq, Pk, Pv))  # (B*H, T, d)
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (B*H, Tq, Tk)
+    lens = None if valid_lens is None else np.repeat(valid_lens, H, axis=0)
+    A = ref.masked_softmax(S, lens)  # (B*H, Tq, Tk)
+    O = A @ V  # (B*H, Tq, d)
+    merged = ref.transpose_output(O, H)  # (B, Tq, D)
+    axes, split = ("items", "tokens", "features"), ("(sequence, head) pairs", "tokens", "features")
+    return [Step("projected queries", "queries @ W_q + b_q", Pq, axes, ()),
+            Step("projected keys", "keys @ W_k + b_k", Pk, axes, ()),
+            Step("projected values", "values @ W_v + b_v", Pv, axes, ()),
+            Step("queries split into heads", "transpose_qkv of the projected queries, (B*H, T, d)", Q, split,
+                 ("projected queries",)),
+            Step("keys split into heads", "transpose_qkv of the projected keys", K, split, ("projected keys",)),
+            Step("values split into heads", "transpose_qkv of the projected values", V, split, ("projected values",)),
+            Step("scaled scores", "Q @ K^T / np.sqrt(d) for each head, d its queries' size", S,
+                 ("(sequence, head) pairs", "queries", "keys"), ("queries split into heads", "keys split into heads")),
+            Step("attention weights", "the softmax of the scaled scores over the keys" +
+                 (", masked" if valid_lens is not None else ""), A, ("(sequence, head) pairs", "queries", "keys"), ("scaled scores",)),
+            Step("heads' outputs", "the weights @ V for each head", O, split,
+                 ("attention weights", "values split into heads")),
+            Step("merged heads", "transpose_output of the heads' outputs, (B, T, D)", merged, axes, ("heads' outputs",)),
+            Step("output", "the merged heads @ W_o + b_o", merged @ W_o + b_o, axes, ("merged heads",))]
+
+
+def layer_norm(x, gamma, beta, eps):
+    """LayerNorm over each token's features: the mean, the centred features, the variance, x_hat, the result."""
+    x = np.asarray(x, dtype=np.float64)
+    mean = x.mean(axis=-1, keepdims=True)  # (B, T, 1)
+    var = x.var(axis=-1, keepdims=True)  # (B, T, 1)
+    x_hat = (x - mean) / np.sqrt(var + eps)  # (B, T, D)
+    axes = ("items", "tokens", "features")
+    return [Step("mean", "each token's mean over its features", mean, axes, ()),
+            Step("centred features", "x minus its token's mean", x - mean, axes, ("mean",)),
+            Step("variance", "each token's mean squared deviation (divided by D, not D - 1)", var, axes, ()),
+            Step("normalised features x_hat", "(x - mean) / np.sqrt(variance + eps)", x_hat, axes,
+                 ("centred features", "variance")),
+            Step("result", "gamma * x_hat + beta", gamma * x_hat + beta, axes, ("normalised features x_hat",))]
+
+
+def mlp(x, W1, b1, W2, b2):
+    """The position-wise MLP: the hidden pre-activations, the ReLU, the result."""
+    h = np.asarray(x, dtype=np.float64) @ W1 + b1  # (B, T, D_ff)
+    r = np.maximum(0.0, h)
+    axes = ("items", "tokens", "features")
+    return [Step("hidden pre-activations", "x @ W1 + b1", h, axes, ()),
+            Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes),
+            Step("result", "the ReLU @ W2 + b2", r @ W2 + b2, axes)]
+
+
+def transformer_block(x, params, num_heads, post_norm, norm, attention, feed_forward):
+    """A transformer block, pre-norm or post-norm: each sublayer's input, its output, each residual sum."""
+    x = np.asarray(x, dtype=np.float64)
+    axes = ("items", "tokens", "features")
+    ln1 = lambda h: norm(h, params["gamma1"], params["beta1"])  # noqa: E731
+    ln2 = lambda h: norm(h, params["gamma2"], params["beta2"])  # noqa: E731
+    if post_norm:
+        a = attention(x)
+        s1 = x + a
+        x1 = ln1(s1)
+        f = feed_forward(x1)
+        s2 = x1 + f
+        return [Step("attention output", "the attention of x", a, axes, ()),
+                Step("first residual sum", "x + the attention output", s1, axes, ("attention output",)),
+                Step("first LayerNorm's output", "LayerNorm 1 of the first residual sum", x1, axes),
+                Step("MLP output", "the MLP of the first LayerNorm's output", f, axes),
+                Step("second residual sum", "the first LayerNorm's output + the MLP output", s2, axes,
+                     ("first LayerNorm's output", "MLP output")),
+                Step("result", "LayerNorm 2 of the second residual sum", ln2(s2), axes)]
+    n1 = ln1(x)
+    a = attention(n1)
+    x1 = x + a
+    n2 = ln2(x1)
+    f = feed_forward(n2)
+    return [Step("first LayerNorm's output", "LayerNorm 1 of x", n1, axes, ()),
+            Step("attention output", "the attention of the first LayerNorm's output", a, axes),
+            Step("first residual sum", "x + the attention output", x1, axes),
+            Step("second LayerNorm's output", "LayerNorm 2 of the first residual sum", n2, axes),
+            Step("MLP output", "the MLP of the second LayerNorm's output", f, axes),
+            Step("result", "the first residual sum + the MLP output", x1 + f, axes,
+                 ("first residual sum", "MLP output"))]
+
+
+def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, dX_prime):
+    """07's backward pass through scaled self-attention in the book's columns: the forward pass's weights,
+    then dV, dA, dS, dQ, dK, then the seven gradients it returns (in the probe's order)."""
+    X, ov, oq, ok = (np.asarray(a, dtype=np.float64) for a in (X, omega_v, omega_q, omega_k))
+    Q, K, V = oq @ X + beta_q, ok @ X + beta_k, ov @ X + beta_v
+    c = 1.0 / np.sqrt(Q.shape[0])
+    A = ref.softmax_cols(K.T @ Q * c)  # (N, N)
+    dV, dA = dX_prime @ A.T, V.T @ dX_prime
+    dS = A * (dA - np.sum(A * dA, axis=0, keepdims=True))
+    dQ, dK = c * K @ dS, c * Q @ dS.T
+    cols, square = ("features", "tokens"), ("keys", "queries")
+    return [Step("attention weights", "the forward pass's softmax_cols(K.T @ Q / np.sqrt(D_q))", A, square, ()),
+            Step("gradient of the values dV", "dX_prime @ A.T", dV, cols, ("attention weights",)),
+            Step("gradient of the weights dA", "V.T @ dX_prime", dA, square, ()),
+            Step("gradient of the scores dS", "softmax_backward(A, dA)", dS, square,
+                 ("attention weights", "gradient of the weights dA")),
+            Step("gradient of the queries dQ", "K @ dS / np.sqrt(D_q)", dQ, cols, ("gradient of the scores dS",)),
+            Step("gradient of the keys dK", "Q @ dS.T / np.sqrt(D_q)", dK, cols, ("gradient of the scores dS",)),
+            Step("dX", "omega_v.T @ dV + omega_q.T @ dQ + omega_k.T @ dK", ov.T @ dV + oq.T @ dQ + ok.T @ dK, cols,
+                 ("gradient of the values dV", "gradient of the queries dQ", "gradient of the keys dK")),
+            Step("d_omega_v", "dV @ X.T", dV @ X.T, (), ("gradient of the values dV",)),
+            Step("d_omega_q", "dQ @ X.T", dQ @ X.T, (), ("gradient of the queries dQ",)),
+            Step("d_omega_k", "dK @ X.T", dK @ X.T, (), ("gradient of the keys dK",)),
+            Step("d_beta_v", "dV summed over the tokens", dV.sum(axis=1, keepdims=True), (), ("gradient of the values dV",)),
+            Step("d_beta_q", "dQ summed over the tokens", dQ.sum(axis=1, keepdims=True), (), ("gradient of the queries dQ",)),
+            Step("d_beta_k", "dK summed over the tokens", dK.sum(axis=1, keepdims=True), (), ("gradient of the keys dK",))]
+
+
+def softmax_backward(A, dA):
+    """07's softmax backward: A * dA, its column sums, the result."""
+    A, dA = np.asarray(A, dtype=np.float64), np.asarray(dA, dtype=np.float64)
+    s = np.sum(A * dA, axis=0, keepdims=True)  # (1, M)
+    return [Step("product A * dA", "A * dA, entry by entry", A * dA, ("rows", "columns"), ()),
+            Step("column sums", "the sum of A * dA down each column", s, ("rows", "columns")),
+            Step("result", "A * (dA - the column sums)", A * (dA - s), ("rows", "columns"), ("column sums",))]
+
+
+def cross_entropy(logits, targets, weights):
+    """09's cross-entropy: the softmax probabilities and the gradient (the loss is one number: no step)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)  # (B, T, V)
+    t = np.asarray(targets, dtype=int)
+    onehot = np.zeros_like(p)
+    np.put_along_axis(onehot, t[..., None], 1.0, axis=-1)
+    w = np.asarray(weights, dtype=np.float64)
+    axes = ("sequences", "positions", "vocabulary entries")
+    log_p = np.log(p)
+    return [Step("log-probabilities", "the logits minus their log-sum-exp over the vocabulary", log_p, axes, ()),
+            Step("probabilities", "the softmax of the logits over the vocabulary", p, axes, ("log-probabilities",)),
+            Step("probabilities minus the one-hot targets", "softmax - one-hot", p - onehot, axes),
+            Step("dlogits", "(softmax - one-hot) * weight / (sum of the weights)", (p - onehot) * (w / w.sum())[..., None],
+                 axes)]
+
+
+def adam_step(param, grad, m, v, t, lr, beta1, beta2, eps):
+    """09's Adam step: the new moments, their bias corrections, the new parameter (Kingma and Ba, Algorithm 1)."""
+    m1 = beta1 * np.asarray(m, dtype=np.float64) + (1 - beta1) * grad
+    v1 = beta2 * np.asarray(v, dtype=np.float64) + (1 - beta2) * np.square(grad)
+    m_hat, v_hat = m1 / (1 - beta1 ** t), v1 / (1 - beta2 ** t)
+    return [Step("new m", "beta1 * m + (1 - beta1) * grad", m1, (), ()),
+            Step("new v", "beta2 * v + (1 - beta2) * grad**2", v1, (), ()),
+            Step("bias-corrected m_hat", "m / (1 - beta1**t)", m_hat, (), ("new m",)),
+            Step("bias-corrected v_hat", "v / (1 - beta2**t)", v_hat, (), ("new v",)),
+            Step("new parameter", "param - lr * m_hat / (np.sqrt(v_hat) + eps)", param - lr * m_hat / (np.sqrt(v_hat) + eps),
+                 (), ("bias-corrected m_hat", "bias-corrected v_hat"))]
+
+
+def principal_components(X):
+    """06's PCA: the centred data (what the SVD's sign leaves free is not a step)."""
+    X = np.asarray(X, dtype=np.float64)
+    return [Step("centred data", "X minus each feature's mean over the rows", X - X.mean(axis=0), ("rows", "features"), ())]

@@ -1,0 +1,169 @@
+"""The first wrong step: where a wrong answer's own computation leaves the reference's path.
+
+A part declares the reference's named intermediate values (Probe.steps: the queries, the scores, the
+weights, ...; each with the steps it is computed from). The probe sends back the arrays the student's code
+made on the same inputs (its functions' local variables and return values, a cell's names). Each step is
+looked for among them, allowing what a student may rightly do differently: a transpose, a reshape of the
+same numbers, float32. A step is right when an array equals it, or when a step computed from it is right
+(a student may write `softmax_cols(K.T @ Q)` in one line, and the scores are then never a variable).
+
+The first wrong step is the first that is not right although every step it is computed from is. The
+verdict says which steps are right and which is not, and, when one of the student's arrays has that step's
+shape, what a structural finding (diagnose.same_shape) says of it against the right one. Every part of it
+is a fact about the student's arrays; nothing here scores.
+"""
+import numpy as np
+
+from . import diagnose
+from .courseware import course
+
+
+def _forms(a, want):
+    """The ways `a` may hold the numbers of `want`: as it is, broadcast (a (B, 1, T) mask), transposed when
+    the shape says so (a (N, D) matrix for a (D, N) one; a square matrix's transpose is another matrix), or
+    reshaped (the same numbers, e.g. heads as (B, H, T, d) for (B*H, T, d))."""
+    if np.squeeze(a).shape == np.squeeze(want).shape:
+        yield np.squeeze(a).reshape(want.shape)
+    elif a.ndim == want.ndim and all(n in (1, m) for n, m in zip(a.shape, want.shape)):
+        yield np.broadcast_to(a, want.shape)
+    if a.ndim >= 2 and a.shape[-1] != a.shape[-2] and np.swapaxes(a, -1, -2).shape == want.shape:
+        yield np.swapaxes(a, -1, -2)
+    if a.size == want.size and a.ndim != want.ndim:
+        yield a.reshape(want.shape)
+
+
+def holds(a, want):
+    """Whether the student's array `a` holds the step's value `want` in a form a student may use."""
+    want = np.asarray(want, dtype=np.float64)
+    if want.size < 2 or not np.all(np.isfinite(want)) or not np.all(np.isfinite(a)):
+        return False
+    return any(bool(course().same(f, want)) for f in _forms(a, want))
+
+
+def _deps(steps, i):
+    """The indices of the steps step i is computed from: its `uses` by name, else the step before it."""
+    uses = getattr(steps[i], "uses", None)
+    if uses is None:
+        return [i - 1] if i else []
+    names = [s.name for s in steps]
+    return [names.index(u) for u in uses if u in names[:i]]
+
+
+def _right(steps, found):
+    """Which steps are right: found among the student's arrays, or computed from by a step that is."""
+    right = [f is not None for f in found]
+    for i in reversed(range(len(steps))):
+        if right[i]:
+            for d in _deps(steps, i):
+                right[d] = True
+    return right
+
+
+def missing(steps, trace):
+    """The names of the steps a right answer's trace does not show (tests: every declared step must be one
+    that right answers compute, or the first wrong step would be a false lead)."""
+    steps = [s for s in steps if np.size(s.value) >= 2]
+    found = [next(((w, n) for w, n, a in trace if holds(a, np.asarray(s.value, dtype=np.float64))), None) for s in steps]
+    return [s.name for s, r in zip(steps, _right(steps, found)) if not r]
+
+
+def _yours(where, name):
+    """How the verdict calls one of the student's arrays."""
+    if name:
+        return f"your `{name}`"
+    return f"what your `{where}` returns" if where != "<module>" else "your cell's result"
+
+
+def _listing(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=None):
+    """(sentence, certain) on where the student's computation leaves the reference's path, or None.
+
+    `steps` are the reference's (protocol.Step) on this case, the last being the result when `single`;
+    `trace` is [(where, name, array)], the student's arrays on the same case; the result is known wrong.
+    Certain: the first wrong step, shown by one of the student's arrays that a structural finding ties to
+    it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
+    Not certain: which steps are right, and nothing more.
+    """
+    steps = [s for s in steps if np.size(s.value) >= 2]
+    if not steps or not trace:
+        return None
+    values = [np.asarray(s.value, dtype=np.float64) for s in steps]
+    found = [next(((w, n) for w, n, a in trace if holds(a, v)), None) for v in values]
+    if single and found[-1]:
+        where, name = found[-1]
+        if where != "<module>" or name:
+            yours = _yours(where, name)
+            return (f"{yours[0].upper()}{yours[1:]} holds the right result, but it is not what comes back: check "
+                    "the line that returns (or sets) the result.", True)
+    returned = np.asarray(result, dtype=np.float64) if single and isinstance(result, np.ndarray) else None
+    if returned is not None:
+        early = [j for j in range(len(steps) - 1) if holds(returned, values[j])]
+        if early:  # what comes back is a step on the way: the steps after it were left out
+            j = early[-1]
+            after = [k for k in range(j + 1, len(steps)) if j in _deps(steps, k)]
+            then = (f"the step after it, {_the(steps[after[0]].name)} ({steps[after[0]].formula}), is missing"
+                    if len(after) == 1 else "the steps after it are missing")
+            return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
+    right = _right(steps, found)
+    for i, step in enumerate(steps):
+        deps = _deps(steps, i)
+        if right[i]:
+            continue
+        # Said only with evidence: one of the student's arrays that a structural finding ties to this step
+        # (the steps before it may be right or unseen, never shown wrong: that would have been said first),
+        # or the result itself, computed from steps that are right.
+        finding = _candidate(values[i], step, trace, values, inputs, operations)
+        if not finding and not (returned is not None and i == len(steps) - 1 and deps
+                                and all(right[d] for d in deps)):
+            continue
+        if deps:
+            before = [steps[d].name for d in deps if right[d]]
+        else:  # a first step (the queries, the mean): the right ones of its kind just before it
+            kind = step.name.split("'s ")[0] if "'s " in step.name else ""
+            before = [s.name for j, s in enumerate(steps[:i]) if right[j] and not _deps(steps, j)
+                      and (s.name.split("'s ")[0] if "'s " in s.name else "") == kind][-2:]
+        said = (f"Your {_listing(before)} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
+                else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
+        text = f"{said}: {finding}" if finding else said  # the result, from steps that are right
+        return (text if text.endswith((".", "?", "!")) else text + "."), True
+    # Nothing certain past them: the right steps that no right step was computed from (the last right ones).
+    last = [s.name for j, s in enumerate(steps) if right[j] and not any(
+        right[k] and j in _deps(steps, k) for k in range(len(steps)))]
+    if not last or not any(found):
+        return None
+    return f"Your {_listing(last[-3:])} {_are(last[-3:])} right.", False
+
+
+def _are(names):
+    return "is" if len(names) == 1 and not names[0].endswith("s") else "are"
+
+
+def _the(name):
+    """A step's name with its article: "the queries", but "head 2's values", "dX"."""
+    return name if name.startswith(("head ", "d_", "dX", "the ")) else f"the {name}"
+
+
+# Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot
+# matrix "gives no weight" where probabilities would, any non-negative array "does not sum to one").
+WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is the same for every")
+
+
+def _candidate(want, step, trace, values, inputs, operations):
+    """What a structural finding says of the student's array that has this step's shape, equals no step, and
+    is tied to it by the finding (a transpose of it, a multiple, a constant off, some of its rows): None when
+    no array is (a finding about nan or zeros ties nothing)."""
+    for where, name, a in trace:
+        if np.squeeze(a).shape != np.squeeze(want).shape or any(holds(a, v) for v in values):
+            continue
+        g = np.squeeze(a).reshape(want.shape)
+        text = diagnose.said_for(diagnose.same_shape(g, want, inputs, step.axes), operations)
+        if not text or "placeholder" in text or text.startswith(WEAK):
+            continue
+        words = step.name.removeprefix("the ")
+        text = str(text).replace("the right answer", f"the right {words}")
+        return f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else \
+            f"in {_yours(where, name)}, {text}"
+    return None
