@@ -163,6 +163,8 @@ def _scores(g, w, axes, axis):
     spread = float(np.max(np.abs(Sw)))
     if spread < 1e-6:
         return None
+    if float(np.max(np.abs(Sg))) < 1e-9 * spread:  # every distribution uniform where the right ones are not
+        return "its weights are equal within each distribution, as if every score were the same"
     c = float(np.vdot(Sg, Sw) / np.vdot(Sw, Sw))
     if abs(c - 1) > 1e-3 and np.allclose(Sg, c * Sw, rtol=1e-4, atol=1e-6 * spread):
         return Finding(f"its weights are the softmax of scores {c:.4g} times the right ones",
@@ -200,7 +202,10 @@ def same_shape(got, want, inputs=None, names=()):
         return "it is all zeros: is the placeholder line still there, or is the result never filled in?"
     for name, value in (inputs or {}).items():
         if isinstance(value, np.ndarray) and value.shape == g.shape and _close(g, np.asarray(value, dtype=float)):
-            return f"it is the input {name}, unchanged: is the placeholder line still returning it?"
+            # The placeholder returns it; so does an update far too small to see (an Adam step over a huge
+            # bias correction): both are said, neither is guessed.
+            return (f"it equals the input {name}, unchanged within the tolerance: the change it should make "
+                    "is missing (a placeholder line still returning it?) or far too small")
     if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _close(np.swapaxes(g, -1, -2), w):
         return f"it is the transpose of the right answer ({axes[-2]} and {axes[-1]} swapped)"
     norm = float(np.vdot(w, w))
@@ -242,8 +247,8 @@ def same_shape(got, want, inputs=None, names=()):
     for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
             one = _singular(axes[axis])
-            return (f"it is the same for every {one}, which the right answer is not: is an index that should "
-                    f"follow the {one} fixed, or a placeholder left?")
+            return (f"it is the same for every {one}, which the right answer is not: something that should "
+                    f"change from one {one} to the next stays the same")
     for axis in range(g.ndim):
         n = g.shape[axis]
         if n < 2:
@@ -264,8 +269,10 @@ def same_shape(got, want, inputs=None, names=()):
                            "a bias left out, or added twice?", "bias")
     scale = np.max(np.abs(w)) + course().ATOL
     if np.max(np.abs(g - w)) / scale < 1e-2:
-        return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}): "
-                "computed in low precision (float16), or rounded?")
+        # Only what the numbers show: "low precision" would be a guess (an Adam correction one step off,
+        # a slightly wrong constant, give results as close).
+        return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}, "
+                f"{np.max(np.abs(g - w)) / scale:.1g} of its largest entry)")
     return None
 
 

@@ -648,11 +648,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
-        cause = mistake.said if mistake else _finding(probe, cases, got, reasons)[0]
+        step, certain = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
+        cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
         return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and wrong on every input of another size. "
-                                    f"{_sentence(cause)} Your code may use a fixed size or value somewhere: work from "
-                                    "its arguments and their shapes alone", mistake.name if mistake else BOOK_ONLY,
-                       "named" if mistake else "structural")
+                                    f"{_sentence(cause)} Check it on an input of another size: every step must "
+                                    "work from its arguments and their shapes", mistake.name if mistake else BOOK_ONLY,
+                       "named" if mistake else "step" if certain else "structural")
 
     if probe.marks:
         share = probe.marks(cases, reasons)
@@ -902,8 +903,8 @@ def _sizes_finding(cases, got, reasons):
     wrong = [(n, c) for n, c, why in sized if why is not None]
     if right and wrong and len(wrong) == sum(why is not None for why in reasons) and min(n for n, _ in wrong) > max(right):
         about = ", ".join(_where(c) for _, c in wrong[:2])
-        return (f"Right on the smaller inputs, wrong on every larger one ({about}): does a size or a loop "
-                "bound stay fixed somewhere?")
+        return (f"Right on the smaller inputs, wrong on every larger one ({about}): look at what in it changes "
+                "with the size of its inputs")
     return None
 
 

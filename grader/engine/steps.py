@@ -62,7 +62,7 @@ def _right(steps, found):
 def missing(steps, trace):
     """The names of the steps a right answer's trace does not show (tests: every declared step must be one
     that right answers compute, or the first wrong step would be a false lead)."""
-    steps = [s for s in steps if np.size(s.value) >= 2]
+    steps = _telling(steps)
     found = [next(((w, n) for w, n, a in trace if holds(a, np.asarray(s.value, dtype=np.float64))), None) for s in steps]
     return [s.name for s, r in zip(steps, _right(steps, found)) if not r]
 
@@ -87,7 +87,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
     it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
     Not certain: which steps are right, and nothing more.
     """
-    steps = [s for s in steps if np.size(s.value) >= 2]
+    steps = _telling(steps)
     if not steps or not trace:
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
@@ -108,6 +108,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
                     if len(after) == 1 else "the steps after it are missing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
     right = _right(steps, found)
+    tied = _attempts(steps, values, trace, inputs, returned)
     for i, step in enumerate(steps):
         deps = _deps(steps, i)
         if right[i]:
@@ -115,7 +116,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
         # Said only with evidence: one of the student's arrays that a structural finding ties to this step
         # (the steps before it may be right or unseen, never shown wrong: that would have been said first),
         # or the result itself, computed from steps that are right.
-        finding = _candidate(values[i], step, trace, values, inputs, operations)
+        finding = tied.get(i)
         if not finding and not (returned is not None and i == len(steps) - 1 and deps
                                 and all(right[d] for d in deps)):
             continue
@@ -151,19 +152,40 @@ def _the(name):
 WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is the same for every")
 
 
-def _candidate(want, step, trace, values, inputs, operations):
-    """What a structural finding says of the student's array that has this step's shape, equals no step, and
-    is tied to it by the finding (a transpose of it, a multiple, a constant off, some of its rows): None when
-    no array is (a finding about nan or zeros ties nothing)."""
+def _telling(steps):
+    """The steps a trace can show: more than one number, and not zero everywhere (a gradient that is zero on
+    every input, such as a key bias's, would be "right" in any array of zeros)."""
+    return [s for s in steps if np.size(s.value) >= 2 and np.max(np.abs(np.asarray(s.value, dtype=float))) > 1e-9]
+
+
+def _attempts(steps, values, trace, inputs, returned):
+    """{step index: what a structural finding says of the student's array that attempts it}. Each array
+    that equals no step is tied to the latest step a finding ties it to (an array of scaled scores is also
+    a multiple of the unscaled ones: it is an attempt at the scaled ones); the returned result is an attempt
+    at the result alone, and only the result. A step with several arrays gets the last one made."""
+    last = len(steps) - 1
+    tied = {}
     for where, name, a in trace:
-        if np.squeeze(a).shape != np.squeeze(want).shape or any(holds(a, v) for v in values):
+        if any(holds(a, v) for v in values):
             continue
-        g = np.squeeze(a).reshape(want.shape)
-        text = diagnose.said_for(diagnose.same_shape(g, want, inputs, step.axes), operations)
-        if not text or "placeholder" in text or text.startswith(WEAK):
-            continue
-        words = step.name.removeprefix("the ")
-        text = str(text).replace("the right answer", f"the right {words}")
-        return f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else \
-            f"in {_yours(where, name)}, {text}"
-    return None
+        is_result = returned is not None and a.shape == returned.shape and np.array_equal(a, returned, equal_nan=True)
+        ties = {}
+        for i, (step, want) in enumerate(zip(steps, values)):
+            if returned is not None and (i == last) != is_result:
+                continue
+            if np.squeeze(a).shape != np.squeeze(want).shape:
+                continue
+            g = np.squeeze(a).reshape(want.shape)
+            text = diagnose.same_shape(g, want, inputs, step.axes)
+            if isinstance(text, diagnose.Finding):
+                text = text.shown  # a fact about the array, no guess about its cause: the step says where
+            if not text or "placeholder" in text or text.startswith(WEAK):
+                continue
+            words = step.name.removeprefix("the ")
+            text = str(text).replace("the right answer", f"the right {words}")
+            ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
+                       f"in {_yours(where, name)}, {text}")
+        if ties:
+            i = max(ties)
+            tied[i] = ties[i]
+    return tied

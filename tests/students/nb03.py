@@ -153,12 +153,14 @@ STUDENTS = {
         A03, _03(test_is_permutation_equivariant=0), cells={"checker_def": ALWAYS_TRUE},
         diagnoses={"test_is_permutation_equivariant": "accepts every function"}),
     # Misses permutations: zero for the generator. The (right) checker built on it tries only the
-    # rotations, which commute with rolling the columns: it accepts the roll, half the checker's marks.
+    # rotations, which commute with rolling the columns, so as the notebook runs it, it accepts the roll;
+    # it is marked with the course's generator in place of this one, and keeps its marks: one mistake
+    # costs marks once, in its own part (issue 26, point 3).
     "rotations_only": Student(
-        A03, _03(test_permutation_matrices=0, test_is_permutation_equivariant=2),
+        A03, _03(test_permutation_matrices=0),
         cells={"permutation_matrices_def": ROTATIONS_ONLY},
         diagnoses={"test_permutation_matrices": "only the n rotations",
-                   "test_is_permutation_equivariant": "tries only the rotations"}),
+                   "test_is_permutation_equivariant": "right once your generate_permutation_matrices is fixed"}),
     # Every permutation twice (the columns and the rows of the identity reordered): all n! are there, so
     # a checker built on it is still right, only slower: half the generator's marks.
     "each_twice": Student(

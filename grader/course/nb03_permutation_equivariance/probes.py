@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref
-from ...engine.protocol import Case, Probe
+from ...engine.protocol import Case, Probe, kernel_source
 
 N_FRESH_SIZES = 3
 BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)
@@ -138,6 +138,7 @@ PROBES = {
         outputs=PERMUTATIONS_READ,  # names the two things read back, in the verdict
         cases=_permutation_cases,
         reference=_permutations_reference,
+        kernel_reference=kernel_source("generate_permutation_matrices", ref.permutation_matrices),
         mistakes=mistakes.PERMUTATION_MATRICES,
         marks=_permutation_marks,
     ),
@@ -146,6 +147,8 @@ PROBES = {
         call=CHECKER_CALL,
         cases=_checker_cases,
         reference=_checker_verdict,
+        # The checker calls the student's generator: a wrong generator costs marks in its own part only.
+        uses={"generate_permutation_matrices": "test_permutation_matrices"},
         mistakes=mistakes.PERMUTATION_CHECKER,
         marks=_checker_marks,
         answers_repeat=True,  # True/False: the same answer on another input is no sign of hard-coding
