@@ -66,8 +66,8 @@ def _factor_words(c, sizes):
         for value, words in ((math.sqrt(size), f"sqrt({size})"), (float(size), f"{size}"),
                              (1 / math.sqrt(size), f"1/sqrt({size})"), (1 / size, f"1/{size}")):
             if abs(c - value) <= 1e-6 * max(1.0, abs(value)):
-                return f" ({c:.4g} = {words}, and {size} is a size of this input: a scale applied twice, " \
-                       "or by the wrong size?)"
+                said = f"{size} is" if words == f"{size}" else f"{c:.4g} = {words}, and {size} is"
+                return f" ({said} a size of this input: a scale applied twice, or by the wrong size?)"
     for k in range(2, 65):
         if abs(c - math.sqrt(k)) < 1e-9 * k or abs(1 / c - math.sqrt(k)) < 1e-9 * k:
             return f" ({c:.4g} = {'sqrt' if c > 1 else '1/sqrt'}({k}): a scale applied twice, or a missing one?)"

@@ -71,6 +71,9 @@ class Step:
     value: Any
     axes: tuple = ()
     uses: tuple = None     # the names of the steps it is computed from; None: the step before it
+    # Whether any change of it changes the result: a softmax's shift does not (that is why it may be made),
+    # so it cannot be seen there, and the property test of tests/test_steps.py leaves it out.
+    moves_result: bool = True
 
 
 @dataclass

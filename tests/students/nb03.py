@@ -167,6 +167,19 @@ STUDENTS = {
         A03, _03(test_permutation_matrices=1),
         edits={"permutation_matrices_def": [(GENERATOR, GENERATOR + "\n    permutation_matrices.append(np.eye(n)[list(order), :])")]},
         diagnoses={"test_permutation_matrices": "every permutation twice"}),
+    # A checker that makes its own list of permutations, the n rotations only (np.roll of the identity),
+    # instead of calling generate_permutation_matrices: it accepts the roll, half the checker's marks.
+    "checker_rotations_only": Student(
+        A03, _03(test_is_permutation_equivariant=2), cells={"checker_def": """\
+def is_permutation_equivariant(f, X, tolerance=1e-6):
+  f_X = f(X)
+  N = X.shape[1]
+  for k in range(N):
+    P = np.roll(np.eye(N), k, axis=1)  # (N, N): the tokens rolled by k places
+    if np.max(np.abs(f(X @ P) - f_X @ P)) > tolerance:
+      return False
+  return True"""},
+        diagnoses={"test_is_permutation_equivariant": "tries only the rotations"}),
     # Says False whatever f is: right on every non-equivariant function, and nothing earned.
     "always_false": Student(
         A03, _03(test_is_permutation_equivariant=0),

@@ -27,7 +27,11 @@ def _fresh_of(rng, H, head, N):
     out = {"X": rng.normal(size=(D, N)), "omega_c": rng.normal(size=(D, D))}
     for name in NAMES:
         size = (head, D) if name.startswith("omega") else (head, 1)
-        out[mistakes.plural(name)] = [rng.normal(size=size) for _ in range(H)]
+        # Queries and keys of D features drawn at 1/sqrt(D): their scaled dot products stay of order one,
+        # so no head's softmax saturates into weights that a wrong query or key would not change
+        # (tests/test_steps.py: every step must move the result on every case drawn).
+        scale = 1 / np.sqrt(D) if name in ("omega_q", "omega_k") else 1.0
+        out[mistakes.plural(name)] = [rng.normal(size=size) * scale for _ in range(H)]
     return out, f"D={D}, N={N}, H={H}"
 
 

@@ -26,18 +26,7 @@ def _mha_steps(i):
 
 
 def _shared_kv_steps(i):
-    """The loop over heads: each head's output (B, C, E/H), the heads side by side, the projection."""
-    B, E, H = np.shape(i["q"])[0], np.shape(i["q"])[-1], i["H"]
-    k, v = (np.broadcast_to(x, (B,) + np.shape(x)) for x in (i["k"], i["v"]))
-    eye = np.eye(E)
-    steps = shared_steps.rows_attention(i["q"], k, v, None, H, eye, eye, eye, i["proj"])
-    heads = steps[8].value.reshape(B, H, *steps[8].value.shape[1:])  # (B, H, C, d)
-    axes = ("items", "tokens", "features")
-    return ([Step(f"head {h + 1}'s output", f"softmax(head {h + 1}'s scaled scores) @ its values", heads[:, h], axes, ())
-             for h in range(H)]
-            + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", steps[9].value,
-                    axes, tuple(f"head {h + 1}'s output" for h in range(H))),
-               Step("output", "the heads side by side @ proj", steps[10].value, axes, ("heads side by side",))])
+    return shared_steps.loop_heads(i["q"], i["k"], i["v"], i["H"], i["proj"])
 
 
 def _about_mha(i, mask):

@@ -8,12 +8,33 @@ student may rightly choose (the value a masked score gets, a shift before np.exp
 inputs and returns [Step], the last being the part's result (or, for a part with several results, each of
 them, with the steps they are computed from).
 """
+import contextlib
+import contextvars
+
 import numpy as np
 
 from . import reference as ref
 from ...engine.protocol import Step
 
-QKV_12_1 = ("the queries", "the keys", "the values")
+# Step values put in place of the reference's while the builders run (tests/test_steps.py): {name: value}.
+# A step replaced changes every step computed from it, so a test can ask whether a step can be seen in the
+# part's result at all on the inputs a case draws.
+_REPLACED = contextvars.ContextVar("replaced", default={})
+
+
+@contextlib.contextmanager
+def replaced(values):
+    """Within the block, the builders use `values` ({step name: array}) for those steps."""
+    token = _REPLACED.set(dict(values))
+    try:
+        yield
+    finally:
+        _REPLACED.reset(token)
+
+
+def _v(name, value):
+    """A step's value: the reference's, or the one `replaced` puts in its place."""
+    return _REPLACED.get().get(name, value)
 
 
 def attention_12_1(i, scale=False, prefix="", names=("X", "omega_v", "omega_q", "omega_k", "beta_v", "beta_q",
@@ -21,23 +42,24 @@ def attention_12_1(i, scale=False, prefix="", names=("X", "omega_v", "omega_q", 
     """Self-attention in the book's columns (eqs. 12.2-12.9): queries, keys, values, scores, (scaled scores),
     weights, output. `prefix` names a head ("head 2's ")."""
     X, ov, oq, ok, bv, bq, bk = (np.asarray(i[n], dtype=np.float64) for n in names)
-    Q, K, V = oq @ X + bq, ok @ X + bk, ov @ X + bv  # (D_q, N), (D_q, N), (D_v, N)
-    S = K.T @ Q  # (N, N): [key m, query n]
     p = prefix
+    Q, K, V = _v(f"{p}queries", oq @ X + bq), _v(f"{p}keys", ok @ X + bk), _v(f"{p}values", ov @ X + bv)  # (D_q, N), (D_q, N), (D_v, N)
+    S = _v(f"{p}scores", K.T @ Q)  # (N, N): [key m, query n]
     steps = [Step(f"{p}queries", "omega_q @ X + beta_q", Q, ("features", "tokens"), ()),
              Step(f"{p}keys", "omega_k @ X + beta_k", K, ("features", "tokens"), ()),
              Step(f"{p}values", "omega_v @ X + beta_v", V, ("features", "tokens"), ()),
              Step(f"{p}scores", "K.T @ Q", S, ("keys", "queries"), (f"{p}queries", f"{p}keys"))]
     last = f"{p}scores"
     if scale:
-        steps.append(Step(f"{p}scaled scores", "K.T @ Q / np.sqrt(D_q), D_q the queries' size",
-                          S / np.sqrt(Q.shape[0]), ("keys", "queries"), (last,)))
+        S = _v(f"{p}scaled scores", S / np.sqrt(Q.shape[0]))
+        steps.append(Step(f"{p}scaled scores", "K.T @ Q / np.sqrt(D_q), D_q the queries' size", S,
+                          ("keys", "queries"), (last,)))
         last = f"{p}scaled scores"
-    A = ref.softmax_cols(S / np.sqrt(Q.shape[0]) if scale else S)
+    A = _v(f"{p}attention weights", ref.softmax_cols(S))
     steps.append(Step(f"{p}attention weights", f"softmax_cols of the {last.removeprefix(p)}, down each column",
                       A, ("keys", "queries"), (last,)))
     if output:
-        steps.append(Step(f"{p}output", "V @ the attention weights", V @ A, ("features", "tokens"),
+        steps.append(Step(f"{p}output", "V @ the attention weights", _v(f"{p}output", V @ A), ("features", "tokens"),
                           (f"{p}values", f"{p}attention weights")))
     return steps
 
@@ -50,7 +72,7 @@ def multihead_12_1(X, heads, omega_c):
         head_steps = attention_12_1(dict(zip(names, (X,) + tuple(head))), scale=True, prefix=f"head {h + 1}'s ")
         steps += head_steps
         outputs.append(head_steps[-1].value)
-    stacked = np.vstack(outputs)  # (D, N)
+    stacked = _v("stacked heads", np.vstack(outputs))  # (D, N)
     steps.append(Step("stacked heads", "the heads' outputs one on top of the other (np.vstack)", stacked,
                       ("features", "tokens"), tuple(f"head {h + 1}'s output" for h in range(len(heads)))))
     steps.append(Step("output", "omega_c @ the stacked heads", np.asarray(omega_c) @ stacked, ("features", "tokens"),
@@ -62,14 +84,15 @@ def softmax_cols(data_in):
     """02's stable softmax down each column: the column maxima, the exponentials of the shifted scores, the
     column sums, the result. (Subtracting each column's maximum is what the part asks for.)"""
     x = np.asarray(data_in, dtype=np.float64)
-    top = np.max(x, axis=0, keepdims=True)  # (1, M)
-    e = np.exp(x - top)  # (N, M)
-    return [Step("column maxima", "np.max(data_in, axis=0)", top, ("rows", "columns"), ()),
-            Step("shifted scores", "data_in minus its column's maximum", x - top, ("rows", "columns")),
+    top = _v("column maxima", np.max(x, axis=0, keepdims=True))  # (1, M)
+    shifted = _v("shifted scores", x - top)
+    e = _v("exponentials", np.exp(shifted))  # (N, M)
+    sums = _v("column sums", e.sum(axis=0, keepdims=True))
+    return [Step("column maxima", "np.max(data_in, axis=0)", top, ("rows", "columns"), (), moves_result=False),
+            Step("shifted scores", "data_in minus its column's maximum", shifted, ("rows", "columns")),
             Step("exponentials", "np.exp of the shifted scores", e, ("rows", "columns")),
-            Step("column sums", "the exponentials summed down each column", e.sum(axis=0, keepdims=True),
-                 ("rows", "columns")),
-            Step("softmax", "the exponentials divided by their column's sum", e / e.sum(axis=0, keepdims=True),
+            Step("column sums", "the exponentials summed down each column", sums, ("rows", "columns")),
+            Step("softmax", "the exponentials divided by their column's sum", e / sums,
                  ("rows", "columns"), ("exponentials", "column sums"))]
 
 
@@ -78,13 +101,15 @@ def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q
     """Multi-head attention in the row convention (d2l 11.5; notebooks 05, 06, 08): the projections, the
     heads split, the scaled scores, the (masked) weights, each head's output, the heads merged, the output."""
     q, k, v = (np.asarray(a, dtype=np.float64) for a in (queries, keys, values))
-    Pq, Pk, Pv = q @ W_q + b_q, k @ W_k + b_k, v @ W_v + b_v  # (B, T, D)
-    Q, K, V = (ref.transpose_qkv(a, H) for a in (Pq, Pk, Pv))  # (B*H, T, d)
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (B*H, Tq, Tk)
+    Pq, Pk, Pv = (_v("projected queries", q @ W_q + b_q), _v("projected keys", k @ W_k + b_k),
+                  _v("projected values", v @ W_v + b_v))  # (B, T, D)
+    Q, K, V = (_v(f"{what} split into heads", ref.transpose_qkv(a, H))
+               for what, a in (("queries", Pq), ("keys", Pk), ("values", Pv)))  # (B*H, T, d)
+    S = _v("scaled scores", Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))  # (B*H, Tq, Tk)
     lens = None if valid_lens is None else np.repeat(valid_lens, H, axis=0)
-    A = ref.masked_softmax(S, lens)  # (B*H, Tq, Tk)
-    O = A @ V  # (B*H, Tq, d)
-    merged = ref.transpose_output(O, H)  # (B, Tq, D)
+    A = _v("attention weights", ref.masked_softmax(S, lens))  # (B*H, Tq, Tk)
+    O = _v("heads' outputs", A @ V)  # (B*H, Tq, d)
+    merged = _v("merged heads", ref.transpose_output(O, H))  # (B, Tq, D)
     axes, split = ("items", "tokens", "features"), ("(sequence, head) pairs", "tokens", "features")
     return [Step("projected queries", "queries @ W_q + b_q", Pq, axes, ()),
             Step("projected keys", "keys @ W_k + b_k", Pk, axes, ()),
@@ -103,15 +128,34 @@ def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q
             Step("output", "the merged heads @ W_o + b_o", merged @ W_o + b_o, axes, ("merged heads",))]
 
 
+def loop_heads(q, k, v, H, proj):
+    """05's loop over heads (keys and values shared by the batch, no input projections): each head's output
+    (B, C, E/H), the heads side by side, the projection."""
+    B, E = np.shape(q)[0], np.shape(q)[-1]
+    k, v = (np.broadcast_to(x, (B,) + np.shape(x)) for x in (k, v))  # (B, C, E)
+    eye = np.eye(E)
+    with replaced({}):  # the whole computation once, for each head's output
+        O = rows_attention(q, k, v, None, H, eye, eye, eye, proj)[8].value  # (B*H, C, d)
+    heads = [_v(f"head {h + 1}'s output", O.reshape(B, H, *O.shape[1:])[:, h]) for h in range(H)]  # H x (B, C, d)
+    side = _v("heads side by side", np.concatenate(heads, axis=-1))  # (B, C, E)
+    axes = ("items", "tokens", "features")
+    return ([Step(f"head {h + 1}'s output", f"softmax(head {h + 1}'s scaled scores) @ its values", heads[h], axes, ())
+             for h in range(H)]
+            + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", side, axes,
+                    tuple(f"head {h + 1}'s output" for h in range(H))),
+               Step("output", "the heads side by side @ proj", side @ proj, axes, ("heads side by side",))])
+
+
 def layer_norm(x, gamma, beta, eps):
     """LayerNorm over each token's features: the mean, the centred features, the variance, x_hat, the result."""
     x = np.asarray(x, dtype=np.float64)
-    mean = x.mean(axis=-1, keepdims=True)  # (B, T, 1)
-    var = x.var(axis=-1, keepdims=True)  # (B, T, 1)
-    x_hat = (x - mean) / np.sqrt(var + eps)  # (B, T, D)
+    mean = _v("mean", x.mean(axis=-1, keepdims=True))  # (B, T, 1)
+    centred = _v("centred features", x - mean)
+    var = _v("variance", x.var(axis=-1, keepdims=True))  # (B, T, 1)
+    x_hat = _v("normalised features x_hat", centred / np.sqrt(var + eps))  # (B, T, D)
     axes = ("items", "tokens", "features")
     return [Step("mean", "each token's mean over its features", mean, axes, ()),
-            Step("centred features", "x minus its token's mean", x - mean, axes, ("mean",)),
+            Step("centred features", "x minus its token's mean", centred, axes, ("mean",)),
             Step("variance", "each token's mean squared deviation (divided by D, not D - 1)", var, axes, ()),
             Step("normalised features x_hat", "(x - mean) / np.sqrt(variance + eps)", x_hat, axes,
                  ("centred features", "variance")),
@@ -120,8 +164,8 @@ def layer_norm(x, gamma, beta, eps):
 
 def mlp(x, W1, b1, W2, b2):
     """The position-wise MLP: the hidden pre-activations, the ReLU, the result."""
-    h = np.asarray(x, dtype=np.float64) @ W1 + b1  # (B, T, D_ff)
-    r = np.maximum(0.0, h)
+    h = _v("hidden pre-activations", np.asarray(x, dtype=np.float64) @ W1 + b1)  # (B, T, D_ff)
+    r = _v("ReLU", np.maximum(0.0, h))
     axes = ("items", "tokens", "features")
     return [Step("hidden pre-activations", "x @ W1 + b1", h, axes, ()),
             Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes),
@@ -135,11 +179,11 @@ def transformer_block(x, params, num_heads, post_norm, norm, attention, feed_for
     ln1 = lambda h: norm(h, params["gamma1"], params["beta1"])  # noqa: E731
     ln2 = lambda h: norm(h, params["gamma2"], params["beta2"])  # noqa: E731
     if post_norm:
-        a = attention(x)
-        s1 = x + a
-        x1 = ln1(s1)
-        f = feed_forward(x1)
-        s2 = x1 + f
+        a = _v("attention output", attention(x))
+        s1 = _v("first residual sum", x + a)
+        x1 = _v("first LayerNorm's output", ln1(s1))
+        f = _v("MLP output", feed_forward(x1))
+        s2 = _v("second residual sum", x1 + f)
         return [Step("attention output", "the attention of x", a, axes, ()),
                 Step("first residual sum", "x + the attention output", s1, axes, ("attention output",)),
                 Step("first LayerNorm's output", "LayerNorm 1 of the first residual sum", x1, axes),
@@ -147,11 +191,11 @@ def transformer_block(x, params, num_heads, post_norm, norm, attention, feed_for
                 Step("second residual sum", "the first LayerNorm's output + the MLP output", s2, axes,
                      ("first LayerNorm's output", "MLP output")),
                 Step("result", "LayerNorm 2 of the second residual sum", ln2(s2), axes)]
-    n1 = ln1(x)
-    a = attention(n1)
-    x1 = x + a
-    n2 = ln2(x1)
-    f = feed_forward(n2)
+    n1 = _v("first LayerNorm's output", ln1(x))
+    a = _v("attention output", attention(n1))
+    x1 = _v("first residual sum", x + a)
+    n2 = _v("second LayerNorm's output", ln2(x1))
+    f = _v("MLP output", feed_forward(n2))
     return [Step("first LayerNorm's output", "LayerNorm 1 of x", n1, axes, ()),
             Step("attention output", "the attention of the first LayerNorm's output", a, axes),
             Step("first residual sum", "x + the attention output", x1, axes),
@@ -167,10 +211,10 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
     X, ov, oq, ok = (np.asarray(a, dtype=np.float64) for a in (X, omega_v, omega_q, omega_k))
     Q, K, V = oq @ X + beta_q, ok @ X + beta_k, ov @ X + beta_v
     c = 1.0 / np.sqrt(Q.shape[0])
-    A = ref.softmax_cols(K.T @ Q * c)  # (N, N)
-    dV, dA = dX_prime @ A.T, V.T @ dX_prime
-    dS = A * (dA - np.sum(A * dA, axis=0, keepdims=True))
-    dQ, dK = c * K @ dS, c * Q @ dS.T
+    A = _v("attention weights", ref.softmax_cols(K.T @ Q * c))  # (N, N)
+    dV, dA = _v("gradient of the values dV", dX_prime @ A.T), _v("gradient of the weights dA", V.T @ dX_prime)
+    dS = _v("gradient of the scores dS", A * (dA - np.sum(A * dA, axis=0, keepdims=True)))
+    dQ, dK = _v("gradient of the queries dQ", c * K @ dS), _v("gradient of the keys dK", c * Q @ dS.T)
     cols, square = ("features", "tokens"), ("keys", "queries")
     return [Step("attention weights", "the forward pass's softmax_cols(K.T @ Q / np.sqrt(D_q))", A, square, ()),
             Step("gradient of the values dV", "dX_prime @ A.T", dV, cols, ("attention weights",)),
@@ -192,8 +236,9 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
 def softmax_backward(A, dA):
     """07's softmax backward: A * dA, its column sums, the result."""
     A, dA = np.asarray(A, dtype=np.float64), np.asarray(dA, dtype=np.float64)
-    s = np.sum(A * dA, axis=0, keepdims=True)  # (1, M)
-    return [Step("product A * dA", "A * dA, entry by entry", A * dA, ("rows", "columns"), ()),
+    product = _v("product A * dA", A * dA)
+    s = _v("column sums", np.sum(product, axis=0, keepdims=True))  # (1, M)
+    return [Step("product A * dA", "A * dA, entry by entry", product, ("rows", "columns"), ()),
             Step("column sums", "the sum of A * dA down each column", s, ("rows", "columns")),
             Step("result", "A * (dA - the column sums)", A * (dA - s), ("rows", "columns"), ("column sums",))]
 
@@ -201,26 +246,27 @@ def softmax_backward(A, dA):
 def cross_entropy(logits, targets, weights):
     """09's cross-entropy: the softmax probabilities and the gradient (the loss is one number: no step)."""
     logits = np.asarray(logits, dtype=np.float64)
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    p = e / e.sum(axis=-1, keepdims=True)  # (B, T, V)
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    log_p = _v("log-probabilities", shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True)))  # (B, T, V)
+    p = _v("probabilities", np.exp(log_p))  # (B, T, V)
     t = np.asarray(targets, dtype=int)
     onehot = np.zeros_like(p)
     np.put_along_axis(onehot, t[..., None], 1.0, axis=-1)
     w = np.asarray(weights, dtype=np.float64)
     axes = ("sequences", "positions", "vocabulary entries")
-    log_p = np.log(p)
+    delta = _v("probabilities minus the one-hot targets", p - onehot)
     return [Step("log-probabilities", "the logits minus their log-sum-exp over the vocabulary", log_p, axes, ()),
             Step("probabilities", "the softmax of the logits over the vocabulary", p, axes, ("log-probabilities",)),
-            Step("probabilities minus the one-hot targets", "softmax - one-hot", p - onehot, axes),
-            Step("dlogits", "(softmax - one-hot) * weight / (sum of the weights)", (p - onehot) * (w / w.sum())[..., None],
+            Step("probabilities minus the one-hot targets", "softmax - one-hot", delta, axes),
+            Step("dlogits", "(softmax - one-hot) * weight / (sum of the weights)", delta * (w / w.sum())[..., None],
                  axes)]
 
 
 def adam_step(param, grad, m, v, t, lr, beta1, beta2, eps):
     """09's Adam step: the new moments, their bias corrections, the new parameter (Kingma and Ba, Algorithm 1)."""
-    m1 = beta1 * np.asarray(m, dtype=np.float64) + (1 - beta1) * grad
-    v1 = beta2 * np.asarray(v, dtype=np.float64) + (1 - beta2) * np.square(grad)
-    m_hat, v_hat = m1 / (1 - beta1 ** t), v1 / (1 - beta2 ** t)
+    m1 = _v("new m", beta1 * np.asarray(m, dtype=np.float64) + (1 - beta1) * grad)
+    v1 = _v("new v", beta2 * np.asarray(v, dtype=np.float64) + (1 - beta2) * np.square(grad))
+    m_hat, v_hat = _v("bias-corrected m_hat", m1 / (1 - beta1 ** t)), _v("bias-corrected v_hat", v1 / (1 - beta2 ** t))
     return [Step("new m", "beta1 * m + (1 - beta1) * grad", m1, (), ()),
             Step("new v", "beta2 * v + (1 - beta2) * grad**2", v1, (), ()),
             Step("bias-corrected m_hat", "m / (1 - beta1**t)", m_hat, (), ("new m",)),
@@ -229,7 +275,13 @@ def adam_step(param, grad, m, v, t, lr, beta1, beta2, eps):
                  (), ("bias-corrected m_hat", "bias-corrected v_hat"))]
 
 
-def principal_components(X):
-    """06's PCA: the centred data (what the SVD's sign leaves free is not a step)."""
+def principal_components(X, n_components):
+    """06's PCA: the centred data, then the principal axes (the signs the SVD leaves free fixed so that
+    each axis's largest-magnitude entry is positive, as the notebook asks)."""
     X = np.asarray(X, dtype=np.float64)
-    return [Step("centred data", "X minus each feature's mean over the rows", X - X.mean(axis=0), ("rows", "features"), ())]
+    centred = _v("centred data", X - X.mean(axis=0))  # (N, D)
+    axes = np.linalg.svd(centred, full_matrices=False)[2][:n_components]  # (k, D)
+    biggest = np.argmax(np.abs(axes), axis=1)
+    axes = axes * np.sign(axes[np.arange(len(axes)), biggest])[:, None]
+    return [Step("centred data", "X minus each feature's mean over the rows", centred, ("rows", "features"), ()),
+            Step("components", "the first rows of the SVD's Vt, each sign fixed", axes, ("components", "features"))]
