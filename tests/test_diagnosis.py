@@ -239,6 +239,19 @@ STEPPED = {
     "cross_entropy: the gradient divided by every position, not the weighted count": W(A09, "test_cross_entropy", {
         "cross_entropy_def": [("(weights / count)[..., None]  # (B, T, V)", "(weights / weights.size)[..., None]  # (B, T, V)")]},
         step="Your dlogits"),
+    "transpose_qkv: the result kept under another name": W(A05, "test_transpose_qkv", {"transpose_qkv_def": [
+        ("X_split = X.reshape(-1, X.shape[2], X.shape[3])", "X_heads = X.reshape(-1, X.shape[2], X.shape[3])")]},
+        step="holds the right result"),
+    "transpose_output: the result kept under another name": W(A05, "test_transpose_output", {"transpose_output_def": [
+        ("X_merged = X.reshape(X.shape[0], X.shape[1], -1)", "X_out = X.reshape(X.shape[0], X.shape[1], -1)")]},
+        step="holds the right result"),
+    "position_encoding: base 1000, not 10000": W(A03, "test_position_encoding", {"position_encoding_def": [
+        ("positions / 10000.0 **", "positions / 1000.0 **")]}, step="Your angles"),
+    "gradient_check: the central difference upside down": W(A07, "test_gradient_check", {"gradient_check_def": [
+        ("(f(X_plus) - f(X_minus)) / (2 * eps)", "(f(X_minus) - f(X_plus)) / (2 * eps)")]}, step="Your numeric gradient"),
+    "mha_backward: the bias gradients averaged, not summed": W(A07, "test_mha_backward", {"mha_backward_def": [
+        ('grads["b_" + name] = d_proj.sum(axis=(0, 1))', 'grads["b_" + name] = d_proj.mean(axis=(0, 1))')]},
+        step='but not grads["b_q"]'),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
 }

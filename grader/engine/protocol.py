@@ -639,10 +639,14 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         for c, g in zip(cases, got)
     ):
         # Said as what it is, not as an accusation: a real mistake can give one answer whatever the
-        # inputs (a gradient check divided by eps, whose error is 1/3 on every input).
+        # inputs (a gradient check divided by eps, whose error is 1/3 on every input); its first wrong
+        # step, when the trace shows one, says where.
+        step, certain = _step_finding(probe, cases, got, [compare(g, probe.reference(c.inputs)) if g is not None
+                                                          else "no result" for c, g in zip(cases, got)], traces)
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged, where the "
-                                    "right answer changes with them: every step must work from its arguments",
-                       HARD_CODED, "named")
+                                    "right answer changes with them" + (f". {step}" if certain else
+                                                                        ": every step must work from its arguments"),
+                       HARD_CODED, "step" if certain else "named")
 
     # One policy in every notebook: right on the book's case and wrong on every input of another size
     # earns nothing. The notebook shows the book's answer, so the book's case alone cannot tell code
@@ -789,7 +793,9 @@ def _step_finding(probe, cases, got, reasons, traces):
             continue
         try:
             wanted = probe.steps(case.inputs)
-            single = not isinstance(probe.reference(case.inputs), list)
+            want = probe.reference(case.inputs)
+            single = not isinstance(want, list) and np.size(wanted[-1].value) == np.size(want) and bool(
+                course().same(np.reshape(np.asarray(wanted[-1].value, dtype=float), np.shape(want)), want))
             said = steps.first_wrong(wanted, trace, case.inputs, probe.operations, single, value)
         except Exception:  # a case the steps do not describe: nothing said from the trace
             continue

@@ -144,7 +144,7 @@ def _are(names):
 
 def _the(name):
     """A step's name with its article: "the queries", but "head 2's values", "dX"."""
-    return name if name.startswith(("head ", "d_", "dX", "the ")) else f"the {name}"
+    return name if name.startswith(("head ", "d_", "dX", "dx", "grads[", "the ")) else f"the {name}"
 
 
 # Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import cases, mistakes, reference as ref
-from ..shared import cases as shared_cases, reference as shared_ref
+from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
 from ...engine.protocol import Case, Probe, kernel_source
 
 N_FRESH_SIZES = 3
@@ -128,6 +128,7 @@ PROBES = {
         call="position_encoding(D, N)",
         cases=_encoding_cases,
         reference=lambda i: ref.position_encoding(int(i["D"]), int(i["N"])),
+        steps=lambda i: shared_steps.position_encoding(int(i["D"]), int(i["N"])),
         mistakes=mistakes.POSITION_ENCODING,
     ),
     "test_permutation_matrices": Probe(

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref, views
 from ..shared import steps as shared_steps, views as shared_views
-from ...engine.protocol import Case, Probe, Step, kernel_source
+from ...engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
 FRESH_T = (3, 4, 5, 7, 8)            # the notebook's sentences have 6 words

@@ -174,6 +174,7 @@ PROBES = {
         call=GRADIENT_CHECK_CALL,
         cases=_gradient_check_cases,
         reference=_gradient_check_reference,
+        steps=lambda i: shared_steps.numeric_gradient(cases.gradient_check_function(i), i["X"], float(i["eps"])),
         mistakes=mistakes.GRADIENT_CHECK,
     ),
     "test_mha_backward": Probe(
@@ -183,6 +184,7 @@ PROBES = {
         outputs=MHA_OUTPUTS,
         cases=_mha_cases,
         reference=mha_results,
+        steps=lambda i: shared_steps.mha_backward_rows(i["x"], cases.mha_params_07(i), i["num_heads"], i["dout"]),
         mistakes=mistakes.MHA_BACKWARD,
         **BACKWARD,
     ),

@@ -285,3 +285,92 @@ def principal_components(X, n_components):
     axes = axes * np.sign(axes[np.arange(len(axes)), biggest])[:, None]
     return [Step("centred data", "X minus each feature's mean over the rows", centred, ("rows", "features"), ()),
             Step("components", "the first rows of the SVD's Vt, each sign fixed", axes, ("components", "features"))]
+
+
+def split_heads_rows(X, num_heads):
+    """05's transpose_qkv: the heads split off (B, T, H, d), put before the tokens (B, H, T, d), the result."""
+    X = np.asarray(X, dtype=np.float64)
+    B, T, D = X.shape
+    split = _v("heads split off", X.reshape(B, T, num_heads, D // num_heads))  # (B, T, H, d)
+    moved = _v("heads before the tokens", split.transpose(0, 2, 1, 3))  # (B, H, T, d)
+    axes = ("items", "tokens", "heads", "features")
+    return [Step("heads split off", "X.reshape(B, T, H, d)", split, axes, ()),
+            Step("heads before the tokens", ".transpose(0, 2, 1, 3), (B, H, T, d)", moved,
+                 ("items", "heads", "tokens", "features")),
+            Step("result", ".reshape(B * H, T, d)", moved.reshape(B * num_heads, T, D // num_heads),
+                 ("(sequence, head) pairs", "tokens", "features"))]
+
+
+def merge_heads_rows(X, num_heads):
+    """05's transpose_output: (B*H, T, d) as (B, H, T, d), the tokens put before the heads (B, T, H, d), the result."""
+    X = np.asarray(X, dtype=np.float64)
+    BH, T, d = X.shape
+    B = BH // num_heads
+    split = _v("heads apart", X.reshape(B, num_heads, T, d))  # (B, H, T, d)
+    moved = _v("tokens before the heads", split.transpose(0, 2, 1, 3))  # (B, T, H, d)
+    return [Step("heads apart", "X.reshape(B, H, T, d)", split, ("items", "heads", "tokens", "features"), ()),
+            Step("tokens before the heads", ".transpose(0, 2, 1, 3), (B, T, H, d)", moved,
+                 ("items", "tokens", "heads", "features")),
+            Step("result", ".reshape(B, T, H * d)", moved.reshape(B, T, num_heads * d), ("items", "tokens", "features"))]
+
+
+def position_encoding(D, N):
+    """03's sinusoidal encoding: the angles n / 10000^(2i/D) of rows 2i and 2i+1, then their sines and cosines."""
+    rows, positions = np.arange(D)[:, None], np.arange(N)[None, :]
+    angles = _v("angles", positions / 10000.0 ** (2 * (rows // 2) / D))  # (D, N)
+    axes = ("features", "positions")
+    return [Step("angles", "position n / 10000 ** (2i / D) for rows 2i and 2i + 1", angles, axes, ()),
+            Step("result", "the sine of the angles in the even rows, their cosine in the odd rows",
+                 np.where(rows % 2 == 0, np.sin(angles), np.cos(angles)), axes)]
+
+
+def numeric_gradient(f, X, eps):
+    """07's gradient check: the central differences, entry by entry (the relative error is one number)."""
+    X = np.asarray(X, dtype=np.float64)
+    numeric = np.zeros_like(X)
+    for index in np.ndindex(X.shape):
+        plus, minus = X.copy(), X.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        numeric[index] = (f(plus) - f(minus)) / (2 * eps)
+    return [Step("numeric gradient", "(f(X + eps) - f(X - eps)) / (2 * eps), one entry of X at a time",
+                 numeric, ("rows", "columns"), ())]
+
+
+def mha_backward_rows(x, p, num_heads, dout):
+    """07's mha_backward (causal, rows, heads as (B, H, T, d)): the forward pass's weights, the gradient of the
+    heads, dA, dV, dS, dQ, dK, then dx and the eight weights' gradients."""
+    from . import tiny_transformer as tiny
+    x, dout = np.asarray(x, dtype=np.float64), np.asarray(dout, dtype=np.float64)
+    _, (x, Q, K, V, A, heads, _) = tiny.attention_forward(x, p, int(num_heads))
+    d = Q.shape[-1]
+    A = _v("attention weights", A)
+    d_heads = _v("gradient of the heads", tiny.split_heads(dout @ p["W_o"].T, int(num_heads)))  # (B, H, T, d)
+    dA = _v("gradient of the weights dA", d_heads @ V.transpose(0, 1, 3, 2))  # (B, H, T, T)
+    dV = _v("gradient of the values dV", A.transpose(0, 1, 3, 2) @ d_heads)  # (B, H, T, d)
+    dS = _v("gradient of the scores dS", A * (dA - np.sum(dA * A, axis=-1, keepdims=True)) / np.sqrt(d))
+    dQ, dK = _v("gradient of the queries dQ", dS @ K), _v("gradient of the keys dK", dS.transpose(0, 1, 3, 2) @ Q)
+    heads4, rows4 = ("items", "heads", "tokens", "features"), ("items", "heads", "queries", "keys")
+    steps = [Step("attention weights", "the forward pass's softmax of the masked scaled scores", A, rows4, ()),
+             Step("gradient of the heads", "dout @ W_o.T, split into heads", d_heads, heads4, ()),
+             Step("gradient of the weights dA", "d_heads @ V^T", dA, rows4, ("gradient of the heads",)),
+             Step("gradient of the values dV", "A^T @ d_heads", dV, heads4, ("attention weights", "gradient of the heads")),
+             Step("gradient of the scores dS", "A * (dA - the sum of dA * A over the keys) / np.sqrt(d)", dS, rows4,
+                  ("attention weights", "gradient of the weights dA")),
+             Step("gradient of the queries dQ", "dS @ K", dQ, heads4, ("gradient of the scores dS",)),
+             Step("gradient of the keys dK", "dS^T @ Q", dK, heads4, ("gradient of the scores dS",)),
+             Step('grads["W_o"]', "the heads^T @ dout, summed over the batch", np.einsum("btd,bte->de", heads, dout),
+                  (), ()),
+             Step('grads["b_o"]', "dout summed over the batch and the tokens", dout.sum(axis=(0, 1)), (), ())]
+    dx = np.zeros_like(x)
+    for name, what, d_proj in (("q", "queries dQ", dQ), ("k", "keys dK", dK), ("v", "values dV", dV)):
+        merged = tiny.merge_heads(d_proj)  # (B, T, D)
+        steps.append(Step(f'grads["W_{name}"]', f"x^T @ the merged gradient of the {what.split()[0]}",
+                          np.einsum("btd,bte->de", x, merged), (), (f"gradient of the {what}",)))
+        steps.append(Step(f'grads["b_{name}"]', f"the merged gradient of the {what.split()[0]}, summed",
+                          merged.sum(axis=(0, 1)), (), (f"gradient of the {what}",)))
+        dx = dx + merged @ p["W_" + name].T
+    steps.append(Step("dx", "the three projections' gradients, each times its W transposed, added", dx,
+                      ("items", "tokens", "features"),
+                      ("gradient of the queries dQ", "gradient of the keys dK", "gradient of the values dV")))
+    return steps
