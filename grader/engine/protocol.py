@@ -688,7 +688,10 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
     step, certain = _step_finding(probe, cases, got, reasons, traces)
     if certain:
-        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step}", finding="step")
+        from .steps import BARE
+        text, kind = _finding(probe, cases, got, reasons) if certain == BARE else ("", "")
+        more = f" {_sentence(text)}" if kind == "structural" else ""
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step}{more}", finding="step")
     text, kind = _finding(probe, cases, got, reasons)
     if step and kind == "reported":  # wrong values and no more: say at least which steps are right
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)

@@ -49,6 +49,24 @@ def _deps(steps, i):
     return [names.index(u) for u in uses if u in names[:i]]
 
 
+def _in_order(found):
+    """`found` without the matches that put a list's items out of order: when item k of a list (a head) equals
+    one step and item k + 2 the next one of the list's steps, item k + 1 is not that step's "right" version,
+    and saying "your head 2 is right" of the student's third head would be false of their code."""
+    import re
+    out, groups = list(found), {}
+    for j, f in enumerate(found):
+        m = re.fullmatch(r"(.*)\[(\d+)\]", f[1]) if f else None
+        if m:
+            groups.setdefault((f[0], m.group(1)), []).append((j, int(m.group(2))))
+    for pairs in groups.values():
+        first = pairs[0][1]
+        for rank, (j, k) in enumerate(pairs):
+            if k != first + rank:
+                out[j] = None
+    return out
+
+
 def _right(steps, found):
     """Which steps are right: found among the student's arrays, or computed from by a step that is."""
     right = [f is not None for f in found]
@@ -91,7 +109,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
     if not steps or not trace:
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
-    found = [next(((w, n) for w, n, a in trace if holds(a, v)), None) for v in values]
+    found = _in_order([next(((w, n) for w, n, a in trace if holds(a, v)), None) for v in values])
     if single and found[-1]:
         where, name = found[-1]
         if where != "<module>" or name:
@@ -129,7 +147,9 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
         said = (f"Your {_listing(before)} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
         text = f"{said}: {finding}" if finding else said  # the result, from steps that are right
-        return (text if text.endswith((".", "?", "!")) else text + "."), True
+        # BARE: the last step, from steps that are right, with nothing more found: what the result itself shows
+        # may be added (a structural finding on it, e.g. the weights transposed behind the values).
+        return (text if text.endswith((".", "?", "!")) else text + "."), (True if finding else BARE)
     # Nothing certain past them: the right steps that no right step was computed from (the last right ones).
     last = [s.name for j, s in enumerate(steps) if right[j] and not any(
         right[k] and j in _deps(steps, k) for k in range(len(steps)))]
@@ -145,6 +165,9 @@ def _are(names):
 def _the(name):
     """A step's name with its article: "the queries", but "head 2's values", "dX"."""
     return name if name.startswith(("head ", "d_", "dX", "dx", "grads[", "the ")) else f"the {name}"
+
+
+BARE = "bare"  # first_wrong's second item for a last step found wrong with nothing more to say of it
 
 
 # Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot
@@ -183,6 +206,8 @@ def _attempts(steps, values, trace, inputs, returned):
                 continue
             words = step.name.removeprefix("the ")
             text = str(text).replace("the right answer", f"the right {words}")
+            if text.endswith("?") and ": " in text:  # a guessed cause ("a loop bound that stops early?"): the step says where
+                text = text.rsplit(": ", 1)[0]
             ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
                        f"in {_yours(where, name)}, {text}")
         if ties:
