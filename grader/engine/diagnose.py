@@ -268,7 +268,9 @@ def same_shape(got, want, inputs=None, names=()):
     offset = g - w
     for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=course().ATOL):
-            return Finding(f"every one of its {axes[axis]} is off by the same amount (a constant added or missing)",
+            # What it shows, alone: "a constant added" is the likely cause only where the part adds one (a bias);
+            # a permutation of evenly spaced numbers (d2l's np.arange example) is off by constants too.
+            return Finding(f"every one of its {axes[axis]} is off by the same amount",
                            "a bias left out, or added twice?", "bias")
     scale = np.max(np.abs(w)) + course().ATOL
     if np.max(np.abs(g - w)) / scale < 1e-2:
