@@ -184,6 +184,14 @@ A07, A08, A09 = "07_attention_backprop", "08_transformer_block", "09_tiny_transf
 STEPPED = {
     "self-attention: the values given the queries' bias": W(A01, "test_self_attention", {"self_attention_def": [
         ("V = omega_v @ X + beta_v", "V = omega_v @ X + beta_q")]}, step="but not the values"),
+    "qkv loop: the values given the queries' bias": W(A01, "test_qkv_loop", {"qkv_loop": [
+        ("value = omega_v @ x + beta_v", "value = omega_v @ x + beta_q")]}, step="but not the values"),
+    "loop: each value counted twice in the weighted sum": W(A01, "test_attention_loop", {"attention_loop": [
+        ("x_prime = x_prime + attention[m] * all_values[m]", "x_prime = x_prime + 2 * attention[m] * all_values[m]")]},
+        step="but not the outputs"),
+    "embeddings: the ids sorted": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
+        ("token_ids = tokenize(text, vocab)", "token_ids = np.sort(tokenize(text, vocab))")]},
+        step="Your token ids"),
     "softmax: the result kept under another name": W(A01, "test_softmax", {"softmax_def": [
         ("items_out = np.exp(items_in) /", "weights = np.exp(items_in) /")]}, step="holds the right result"),
     "softmax_cols: one added to the column sums": W(A02, "test_softmax_cols", {"softmax_cols_def": [

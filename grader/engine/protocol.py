@@ -232,12 +232,17 @@ def __course_probe(request):
             if isinstance(value, (list, tuple)) and depth == 0:  # a list of heads, say
                 for k, item in enumerate(value[:16]):
                     keep(where, f"{name}[{k}]" if name else "", item, 1)
+                try:  # and the list as one array (a loop's columns as a matrix), when it is one
+                    if 1 < len(value) <= %(size)d and all(isinstance(v, (numpy.ndarray, float, int)) for v in value):
+                        keep(where, name, numpy.array(value, dtype=float), 1)
+                except (ValueError, TypeError):
+                    pass
                 return
             if isinstance(value, dict) and depth == 0:  # gradients by name
                 for k, item in list(value.items())[:16]:
                     keep(where, f"{name}[{k!r}]"[:40] if name else "", item, 1)
                 return
-            if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" or value.ndim == 0 \
+            if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" or value.size < 2 \
                     or value.size > %(size)d or len(kept) >= %(count)d or value.nbytes > room[0]:
                 return
             key = (value.dtype.str, value.shape, hash(value.tobytes()))

@@ -26,8 +26,9 @@ def _forms(a, want):
         yield np.squeeze(a).reshape(want.shape)
     elif a.ndim == want.ndim and all(n in (1, m) for n, m in zip(a.shape, want.shape)):
         yield np.broadcast_to(a, want.shape)
-    if a.ndim >= 2 and a.shape[-1] != a.shape[-2] and np.swapaxes(a, -1, -2).shape == want.shape:
-        yield np.swapaxes(a, -1, -2)
+    sq = np.squeeze(a)  # a list of (D, 1) columns stacked is (N, D, 1): the (D, N) matrix transposed
+    if sq.ndim >= 2 and sq.shape[-1] != sq.shape[-2] and np.swapaxes(sq, -1, -2).shape == np.squeeze(want).shape:
+        yield np.swapaxes(sq, -1, -2).reshape(want.shape)
     if a.size == want.size and a.ndim != want.ndim:
         yield a.reshape(want.shape)
 
@@ -196,9 +197,9 @@ def _attempts(steps, values, trace, inputs, returned):
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result:
                 continue
-            if np.squeeze(a).shape != np.squeeze(want).shape:
+            g = next(_forms(a, want), None)  # the array as the step's shape, when it can be (a list of columns)
+            if g is None:
                 continue
-            g = np.squeeze(a).reshape(want.shape)
             text = diagnose.same_shape(g, want, inputs, step.axes)
             if isinstance(text, diagnose.Finding):
                 text = text.shown  # a fact about the array, no guess about its cause: the step says where

@@ -59,6 +59,7 @@ PROBES = {
         outputs=("all_queries", "all_keys", "all_values"),
         cases=_with(("N", "D", "all_x") + PARAMS),
         reference=_qkv,
+        steps=shared_steps.qkv_columns,
         mistakes=[mistakes.QKV_BIAS_LEFT_OUT, mistakes.QK_WEIGHTS_SWAPPED],
     ),
     "test_softmax": Probe(
@@ -83,6 +84,7 @@ PROBES = {
         uses={"softmax": "test_softmax"},
         cases=_with(("N", "D"), extra=_loop_inputs),
         reference=lambda i: [ref.attention_loop(i["all_queries"], i["all_keys"], i["all_values"])],
+        steps=lambda i: shared_steps.attention_columns(i["all_queries"], i["all_keys"], i["all_values"]),
         mistakes=[mistakes.KEYS_WEIGHTED],
     ),
     "test_self_attention": Probe(

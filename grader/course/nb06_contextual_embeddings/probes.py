@@ -141,6 +141,7 @@ PROBES = {
         uses={"tokenize": "test_tokenize"},  # a tokenize wrong in its own part costs marks there only
         cases=_embedding_cases,
         reference=lambda i: ref.word_embeddings(ref.tokenize(i["text"], _vocab(i)), i["embedding_matrix"]),
+        steps=lambda i: shared_steps.word_embeddings(ref.tokenize(i["text"], _vocab(i)), i["embedding_matrix"]),
         mistakes=[mistakes.NEW_TABLE_EVERY_CALL, mistakes.NO_BATCH_AXIS],
         exact_shape=True,  # (1, T, D): the batch axis is part of the answer
     ),

@@ -374,3 +374,36 @@ def mha_backward_rows(x, p, num_heads, dout):
                       ("items", "tokens", "features"),
                       ("gradient of the queries dQ", "gradient of the keys dK", "gradient of the values dV")))
     return steps
+
+
+def qkv_columns(i):
+    """01's loop: the queries, keys and values of every token, as (D, N) matrices (a list of columns holds
+    the same numbers)."""
+    X = np.hstack(i["all_x"])  # (D, N)
+    out = []
+    for what, w, b in (("queries", "omega_q", "beta_q"), ("keys", "omega_k", "beta_k"), ("values", "omega_v", "beta_v")):
+        out.append(Step(what, f"{w} @ x + {b} for each token x", _v(what, i[w] @ X + i[b]), ("features", "tokens"), ()))
+    return out
+
+
+def attention_columns(all_queries, all_keys, all_values):
+    """01's loop of dot products and weighted sums: each query's weights over the keys, then the outputs."""
+    Q, K, V = (np.hstack(a) for a in (all_queries, all_keys, all_values))  # (D, N) each
+    steps = []
+    for n in range(Q.shape[1]):
+        weights = _v(f"query {n + 1}'s weights", ref.softmax(K.T @ Q[:, n]))  # (N,)
+        steps.append(Step(f"query {n + 1}'s weights", f"softmax of the dot products of query {n + 1} with every key",
+                          weights, ("keys",), ()))
+    A = np.stack([s.value for s in steps], axis=1)  # (N keys, N queries)
+    steps.append(Step("outputs", "for each query, its weights times the values, summed", V @ A, ("features", "tokens"),
+                      tuple(s.name for s in steps)))
+    return steps
+
+
+def word_embeddings(token_ids, embedding_matrix):
+    """06's embeddings: the token ids, then their rows of the table (with a batch axis in front)."""
+    ids = _v("token ids", np.asarray(token_ids, dtype=float))
+    table = np.asarray(embedding_matrix, dtype=np.float64)
+    return [Step("token ids", "tokenize(text, vocab)", ids, ("words",), ()),
+            Step("result", "the rows of embedding_matrix at the ids, (1, T, D)", table[ids.astype(int)][None],
+                 ("sequences", "words", "features"))]
