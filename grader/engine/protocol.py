@@ -234,7 +234,7 @@ def __course_probe(request):
                     keep(where, f"{name}[{k}]" if name else "", item, 1)
                 try:  # and the list as one array (a loop's columns as a matrix), when it is one
                     if 1 < len(value) <= %(size)d and all(isinstance(v, (numpy.ndarray, float, int)) for v in value):
-                        keep(where, name, numpy.array(value, dtype=float), 1)
+                        keep(where, name + "[:]" if name else "", numpy.array(value, dtype=float), 1)
                 except (ValueError, TypeError):
                     pass
                 return
@@ -646,8 +646,9 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         # Said as what it is, not as an accusation: a real mistake can give one answer whatever the
         # inputs (a gradient check divided by eps, whose error is 1/3 on every input); its first wrong
         # step, when the trace shows one, says where.
-        step, certain = _step_finding(probe, cases, got, [compare(g, probe.reference(c.inputs)) if g is not None
-                                                          else "no result" for c, g in zip(cases, got)], traces)
+        step, certain, *more = _step_finding(probe, cases, got, [compare(g, probe.reference(c.inputs)) if g is not None
+                                                                 else "no result" for c, g in zip(cases, got)], traces)
+        step = more[0] if more else step
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged, where the "
                                     "right answer changes with them" + (f". {step}" if certain else
                                                                         ": every step must work from its arguments"),
@@ -660,7 +661,8 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = _recognised(probe, cases, got, reasons)
-        step, certain = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
+        step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
+        step = more[0] if more else step
         cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
         return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and wrong on every input of another size. "
                                     f"{_sentence(cause)} Check it on an input of another size: every step must "
@@ -691,12 +693,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     mistake = _recognised(probe, cases, got, reasons)
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
-    step, certain = _step_finding(probe, cases, got, reasons, traces)
+    step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
     if certain:
         from .steps import BARE
         text, kind = _finding(probe, cases, got, reasons) if certain == BARE else ("", "")
-        more = f" {_sentence(text)}" if kind == "structural" else ""
-        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step}{more}", finding="step")
+        said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
     text, kind = _finding(probe, cases, got, reasons)
     if step and kind == "reported":  # wrong values and no more: say at least which steps are right
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)

@@ -18,7 +18,7 @@ from . import diagnose
 from .courseware import course
 
 
-def _forms(a, want):
+def _forms(a, want, reshape=True):
     """The ways `a` may hold the numbers of `want`: as it is, broadcast (a (B, 1, T) mask), transposed when
     the shape says so (a (N, D) matrix for a (D, N) one; a square matrix's transpose is another matrix), or
     reshaped (the same numbers, e.g. heads as (B, H, T, d) for (B*H, T, d))."""
@@ -29,16 +29,23 @@ def _forms(a, want):
     sq = np.squeeze(a)  # a list of (D, 1) columns stacked is (N, D, 1): the (D, N) matrix transposed
     if sq.ndim >= 2 and sq.shape[-1] != sq.shape[-2] and np.swapaxes(sq, -1, -2).shape == np.squeeze(want).shape:
         yield np.swapaxes(sq, -1, -2).reshape(want.shape)
-    if a.size == want.size and a.ndim != want.ndim:
+    if reshape and a.size == want.size and a.ndim != want.ndim:
         yield a.reshape(want.shape)
 
 
-def holds(a, want):
-    """Whether the student's array `a` holds the step's value `want` in a form a student may use."""
+def holds(a, want, reshape=True):
+    """Whether the student's array `a` holds the step's value `want` in a form a student may use. A list the
+    trace stacked into one array (its name ends "[:]") is not reshaped: the student never made that array,
+    and a list of heads stacked and reshaped is the heads stacked right whatever the student's stacking did."""
     want = np.asarray(want, dtype=np.float64)
     if want.size < 2 or not np.all(np.isfinite(want)) or not np.all(np.isfinite(a)):
         return False
-    return any(bool(course().same(f, want)) for f in _forms(a, want))
+    return any(bool(course().same(f, want)) for f in _forms(a, want, reshape))
+
+
+def _stacked(name):
+    """Whether a traced array is a list the trace stacked (the student never made it as one array)."""
+    return name.endswith("[:]")
 
 
 def _deps(steps, i):
@@ -82,12 +89,14 @@ def missing(steps, trace):
     """The names of the steps a right answer's trace does not show (tests: every declared step must be one
     that right answers compute, or the first wrong step would be a false lead)."""
     steps = _telling(steps)
-    found = [next(((w, n) for w, n, a in trace if holds(a, np.asarray(s.value, dtype=np.float64))), None) for s in steps]
+    found = [next(((w, n) for w, n, a in trace if holds(a, np.asarray(s.value, dtype=np.float64), not _stacked(n))), None)
+             for s in steps]
     return [s.name for s, r in zip(steps, _right(steps, found)) if not r]
 
 
 def _yours(where, name):
     """How the verdict calls one of the student's arrays."""
+    name = name.removesuffix("[:]")
     if name:
         return f"your `{name}`"
     return f"what your `{where}` returns" if where != "<module>" else "your cell's result"
@@ -110,7 +119,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
     if not steps or not trace:
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
-    found = _in_order([next(((w, n) for w, n, a in trace if holds(a, v)), None) for v in values])
+    found = _in_order([next(((w, n) for w, n, a in trace if holds(a, v, not _stacked(n))), None) for v in values])
     if single and found[-1]:
         where, name = found[-1]
         if where != "<module>" or name:
@@ -145,12 +154,17 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
             kind = step.name.split("'s ")[0] if "'s " in step.name else ""
             before = [s.name for j, s in enumerate(steps[:i]) if right[j] and not _deps(steps, j)
                       and (s.name.split("'s ")[0] if "'s " in s.name else "") == kind][-2:]
-        said = (f"Your {_listing(before)} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
+        listed = "" if not before else _listing(before) if len(before) <= 3 else \
+            f"{before[0]} to {before[-1]} (all {len(before)})"
+        said = (f"Your {listed} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
-        text = f"{said}: {finding}" if finding else said  # the result, from steps that are right
-        # BARE: the last step, from steps that are right, with nothing more found: what the result itself shows
-        # may be added (a structural finding on it, e.g. the weights transposed behind the values).
-        return (text if text.endswith((".", "?", "!")) else text + "."), (True if finding else BARE)
+        text = f"{said}: {finding}" if finding else said
+        text = text if text.endswith((".", "?", "!")) else text + "."
+        if i == len(steps) - 1:
+            # BARE: the last step. What the result itself shows (a structural finding on it, which also looks
+            # behind the values at the weights they imply) is said after it when there is one; else `text`.
+            return said + ".", BARE, text
+        return text, True
     # Nothing certain past them: the right steps that no right step was computed from (the last right ones).
     last = [s.name for j, s in enumerate(steps) if right[j] and not any(
         right[k] and j in _deps(steps, k) for k in range(len(steps)))]
@@ -190,14 +204,14 @@ def _attempts(steps, values, trace, inputs, returned):
     last = len(steps) - 1
     tied = {}
     for where, name, a in trace:
-        if any(holds(a, v) for v in values):
+        if any(holds(a, v, not _stacked(name)) for v in values):
             continue
         is_result = returned is not None and a.shape == returned.shape and np.array_equal(a, returned, equal_nan=True)
         ties = {}
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result:
                 continue
-            g = next(_forms(a, want), None)  # the array as the step's shape, when it can be (a list of columns)
+            g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
                 continue
             text = diagnose.same_shape(g, want, inputs, step.axes)
