@@ -160,8 +160,8 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
         text = f"{said}: {finding}" if finding else said
         text = text if text.endswith((".", "?", "!")) else text + "."
-        if i == len(steps) - 1:
-            # BARE: the last step. What the result itself shows (a structural finding on it, which also looks
+        if i == len(steps) - 1 and single:
+            # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
         return text, True
