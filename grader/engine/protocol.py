@@ -805,9 +805,12 @@ def _step_finding(probe, cases, got, reasons, traces):
             wanted = probe.steps(case.inputs)
             want = probe.reference(case.inputs)
             want = want[0] if isinstance(want, list) and len(want) == 1 else want  # a cell's one output
-            # The last step is the result itself (not one of several, nor what a one-number result is made of)
-            single = not isinstance(want, list) and np.size(wanted[-1].value) == np.size(want) and bool(
-                course().same(np.reshape(np.asarray(wanted[-1].value, dtype=float), np.shape(want)), want))
+            # The last step is the result itself (not one of several, nor what a one-number result is made of);
+            # a cell's list of columns is its (D, N) matrix
+            try:
+                single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
+            except (TypeError, ValueError):  # several results of different shapes
+                single = False
             said = steps.first_wrong(wanted, trace, case.inputs, probe.operations, single, value)
         except Exception:  # a case the steps do not describe: nothing said from the trace
             continue
