@@ -532,3 +532,33 @@ def test_a_finding_never_guesses_at_an_operation_the_part_does_not_have(monkeypa
     assert diagnose.said_for(finding, ("dot products", "bias")) == finding
     assert diagnose.said_for(finding, ()) == finding.shown
     assert diagnose.said_for(finding, None) == finding
+
+
+def test_the_trace_changes_no_result_and_a_student_cannot_break_the_probe_through_it(monkeypatch):
+    """The first-wrong-step trace is words only: an array whose bytes cannot be read, a kernel that turns the
+    profiler off, or a report with a forged trace change the verdict's words at most, never the score."""
+    probe = PROBES["02_scaled_attention"]["test_scaled_attention"]
+    hostile = """
+import sys
+class Stubborn(np.ndarray):
+    def tobytes(self, *a, **k):
+        raise RuntimeError("no bytes for you")
+def softmax_cols(a):
+    e = np.exp(a - a.max(axis=0))
+    return e / e.sum(axis=0)
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    sys.setprofile(None)
+    Q = (omega_q @ X + beta_q).view(Stubborn)
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    return np.asarray(V @ softmax_cols(np.asarray(K.T @ Q) / np.sqrt(Q.shape[0])))
+"""
+    space = {"np": np}
+    exec("import numpy as np\n" + hostile, space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    assert verdict(probe, cases, outputs, 3).score == 3
+    report = outputs[0]["data"][protocol.MIME]
+    for result in report["results"]:
+        result["trace"] = [{"where": "f", "name": "Q", "value": {"dtype": "<f8", "shape": [10 ** 9], "data": ""}},
+                           "not an entry", {"where": 1}]
+    assert verdict(probe, cases, outputs, 3).score == 3

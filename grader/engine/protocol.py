@@ -257,11 +257,14 @@ def __course_probe(request):
         def profile(frame, event, arg):
             if event in ("call", "return") and (frame.f_globals is kernel or frame.f_globals is space) \
                     and frame.f_code.co_filename != own:
-                where = frame.f_code.co_name
-                for name, value in list(frame.f_locals.items()):  # at a call: the arguments, as they came in
-                    keep(where, name, value)
-                if event == "return":
-                    keep(where, "", arg)
+                try:  # the trace is for the words only: nothing in it may change what the code computes
+                    where = frame.f_code.co_name
+                    for name, value in list(frame.f_locals.items()):  # at a call: the arguments, as they came in
+                        keep(where, name, value)
+                    if event == "return":
+                        keep(where, "", arg)
+                except Exception:
+                    pass
         return kept, profile
 
     def run(case, swap):
