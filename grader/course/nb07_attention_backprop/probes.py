@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Probe, Step, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
 GRADIENTS = ref.ATTENTION_GRADIENTS
@@ -174,7 +174,10 @@ PROBES = {
         call=GRADIENT_CHECK_CALL,
         cases=_gradient_check_cases,
         reference=_gradient_check_reference,
-        steps=lambda i: shared_steps.numeric_gradient(cases.gradient_check_function(i), i["X"], float(i["eps"])),
+        # The relative error is one number: its one step is the central differences, entry by entry.
+        steps=lambda i: [Step("numeric gradient", "(f(X + eps) - f(X - eps)) / (2 * eps), one entry of X at a time",
+                              ref.numerical_gradient(cases.gradient_check_function(i), i["X"], float(i["eps"])),
+                              ("rows", "columns"), ())],
         mistakes=mistakes.GRADIENT_CHECK,
     ),
     "test_mha_backward": Probe(

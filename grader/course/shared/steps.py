@@ -324,19 +324,6 @@ def position_encoding(D, N):
                  np.where(rows % 2 == 0, np.sin(angles), np.cos(angles)), axes)]
 
 
-def numeric_gradient(f, X, eps):
-    """07's gradient check: the central differences, entry by entry (the relative error is one number)."""
-    X = np.asarray(X, dtype=np.float64)
-    numeric = np.zeros_like(X)
-    for index in np.ndindex(X.shape):
-        plus, minus = X.copy(), X.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        numeric[index] = (f(plus) - f(minus)) / (2 * eps)
-    return [Step("numeric gradient", "(f(X + eps) - f(X - eps)) / (2 * eps), one entry of X at a time",
-                 numeric, ("rows", "columns"), ())]
-
-
 def mha_backward_rows(x, p, num_heads, dout):
     """07's mha_backward (causal, rows, heads as (B, H, T, d)): the forward pass's weights, the gradient of the
     heads, dA, dV, dS, dQ, dK, then dx and the eight weights' gradients."""
