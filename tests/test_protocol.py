@@ -562,3 +562,12 @@ def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta
         result["trace"] = [{"where": "f", "name": "Q", "value": {"dtype": "<f8", "shape": [10 ** 9], "data": ""}},
                            "not an entry", {"where": 1}]
     assert verdict(probe, cases, outputs, 3).score == 3
+
+
+def test_a_trace_names_nothing_but_python_names():
+    """A name in the trace is said in the feedback: anything but a Python name (with an index or a key) is dropped."""
+    good = {"dtype": "<f8", "shape": [2], "data": __import__("base64").b64encode(np.ones(2).tobytes()).decode()}
+    trace = protocol._trace([{"where": "f", "name": "def softmax(x): return", "value": good},
+                             {"where": "f x", "name": "heads[2]", "value": good},
+                             {"where": "g", "name": "grads['b_q']", "value": good}])
+    assert [(w, n) for w, n, _ in trace] == [("f", ""), ("your code", "heads[2]"), ("g", "grads['b_q']")]

@@ -472,12 +472,16 @@ def _trace(entries):
     out = []
     if not isinstance(entries, list):
         return out
+    import re
     for entry in entries[:TRACE_COUNT]:
         try:
             where, name = str(entry["where"])[:40], str(entry["name"])[:40]
             value = decode_result(entry["value"])
         except (BadResult, KeyError, TypeError):
             continue
+        # Names are said in the feedback: a Python name (with an index, or a dict's key) and nothing else
+        where = where if re.fullmatch(r"<module>|[A-Za-z_]\w*", where) else "your code"
+        name = name if re.fullmatch(r"[A-Za-z_]\w*(\[(\d+|:|'\w+'|\"\w+\")\])?", name) else ""
         if isinstance(value, np.ndarray) and value.size <= TRACE_SIZE:
             out.append((where, name, value))
     return out
@@ -593,7 +597,10 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
     # The part is wrong as the student's notebook runs it. Is it right with the course's helpers?
     helpers = helpers or {}
     wrong_helpers = [(name, h[0]) for name, h in helpers.items() if h and h[1].score < h[1].points]
-    got_r, reasons_r, changed_r, traces_r = _read(probe, cases, with_reference)
+    # The judgement run's trace is not read: that kernel held the course's helpers, and a name in a trace is
+    # words in the feedback, so nothing of that run but its results may reach the student.
+    got_r, reasons_r, changed_r, _ = _read(probe, cases, with_reference)
+    traces_r = [[] for _ in cases]
     right_with_reference = all(why is None for why in reasons_r)
     if wrong_helpers:
         names = _listing([name for name, _ in wrong_helpers])
