@@ -648,7 +648,9 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return _judged(probe, cases, got, reasons, points)
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]
-    if not probe.answers_repeat and book and book[0] is not None and any(
+    # A catalogued mistake that explains every case is the better account of a fresh result that happens to
+    # equal the book's (tokenize dropping unknown words can give the book's ids on a fresh sentence).
+    if not probe.answers_repeat and book and book[0] is not None and not _recognised(probe, cases, got, reasons) and any(
         c.label == "fresh" and g is not None and compare(g, book[0]) is None
         and compare(probe.reference(c.inputs), book[0]) is not None
         for c, g in zip(cases, got)
