@@ -262,6 +262,16 @@ STEPPED = {
         step='but not grads["b_q"]'),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
+    "block_parameters: the MLP's biases left out": W(A08, "test_block_parameters", {"counts_def": [
+        ("feed_forward = D * D_ff + D_ff + D_ff * D + D", "feed_forward = D * D_ff + D_ff * D")]},
+        step="minus the MLP's biases"),
+    "block_flops: the scores and weighted sums of one head": W(A08, "test_block_flops", {"counts_def": [
+        ("scores = H * T * T * d", "scores = T * T * d"), ("weighted_sums = H * T * T * d", "weighted_sums = T * T * d")]},
+        step="but not the scores' multiply-adds"),
+    "init_weight: the standard deviation given as the mean": W(A05, "test_init_weight", {"init_weight_def": [
+        ("W = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))",
+         "std = 1.0 / np.sqrt(fan_in)\n    W = rng.normal(std, size=(fan_in, fan_out))")]},
+        step="but not the result"),
 }
 WRONG.update(STEPPED)
 
@@ -316,7 +326,7 @@ def answer_key_steps(seed=0):
         grade_in_process(assignment, {}, seed, traces)
         for grade_id, runs in traces.items():
             for k, (case, trace) in enumerate(runs):
-                out[f"{assignment}/{grade_id}/{k}"] = steps.missing(probes[grade_id].steps(case.inputs), trace)
+                out[f"{assignment}/{grade_id}/{k}"] = steps.missing(probes[grade_id].steps(case.inputs), trace, case.inputs)
     return out
 
 

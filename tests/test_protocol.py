@@ -571,3 +571,25 @@ def test_a_trace_names_nothing_but_python_names():
                              {"where": "f x", "name": "heads[2]", "value": good},
                              {"where": "g", "name": "grads['b_q']", "value": good}])
     assert [(w, n) for w, n, _ in trace] == [("f", ""), ("your code", "heads[2]"), ("g", "grads['b_q']")]
+
+
+def test_a_count_is_traced_by_its_numbers_and_told_its_first_wrong_part(monkeypatch):
+    """A part whose steps are single numbers (08's parameter count) has the student's numbers traced too,
+    apart from the arrays' room: a count that leaves out the MLP's biases is told so, from its own parts."""
+    probe = PROBES["08_transformer_block"]["test_block_parameters"]
+    cases = probe.cases(np.random.default_rng(0))
+    assert protocol._traced(probe, cases) == "numbers"
+    assert protocol._traced(PROBES["02_scaled_attention"]["test_scaled_attention"], cases) is True
+    student = """
+def block_parameters(D, H, D_ff):
+    attention = 4 * D * D + 4 * D
+    mlp = D * D_ff + D_ff * D
+    norms = 4 * D
+    return attention + mlp + norms
+"""
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)  # the probe's own frames are not traced
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score == 0 and v.finding == "step", v.message
+    assert "minus the MLP's biases (b1 and b2: D_ff + D)" in v.message, v.message

@@ -12,7 +12,8 @@ import pytest
 from grader.course import PROBES
 from grader.course.shared import steps as course_steps
 from grader.engine.courseware import course
-from grader.engine.steps import _deps, holds
+from grader.engine.protocol import Step
+from grader.engine.steps import _deps, first_wrong, holds
 
 SEEDS = range(20)
 STEPPED = sorted((a, g) for a, probes in PROBES.items() for g, p in probes.items() if p.steps)
@@ -28,6 +29,8 @@ def _changed(value, rng):
     """A copy of a step's value changed everywhere by about a tenth of its size; ids (whole numbers) are
     another order of the same ids instead, since a tenth of an id is no id."""
     value = np.asarray(value, dtype=np.float64)
+    if value.ndim == 0:  # a count's part: one more than it is
+        return value + 1
     if np.array_equal(value, np.round(value)) and not np.array_equal(np.roll(value, 1, axis=-1), value):
         return np.roll(value, 1, axis=-1)
     return value + 0.1 * (np.abs(value) + np.mean(np.abs(value)) + 1e-3) * rng.standard_normal(value.shape)
@@ -65,7 +68,8 @@ def test_the_steps_end_in_the_result(assignment, part):
                 w = np.asarray(w, dtype=float)
                 if w.size >= 2:
                     assert any(holds(w, s.value) for s in steps), (part, w.shape)
-        elif np.size(want) >= 2:  # one number (a relative error) is no step: a trace cannot tell it apart
+        elif np.size(want) >= 2 or np.ndim(steps[-1].value) == 0:  # a count is its own last step; a relative
+            # error (one number made of arrays) is no step
             assert course().same(np.squeeze(np.asarray(steps[-1].value, dtype=float)),
                                  np.squeeze(np.asarray(want, dtype=float)))
 
@@ -80,3 +84,68 @@ def test_a_changed_step_changes_only_what_is_computed_from_it():
         moved = probe.steps(case.inputs)
     for k, (a, b) in enumerate(zip(steps, moved)):
         assert np.array_equal(a.value, b.value) == (k < scores), a.name
+
+
+# ------------------------------------------------------------- the engine on made-up steps
+
+def _block(x, w):
+    """Made-up steps: h = x @ w, r = x + h (a residual), the result 2 r."""
+    h = x @ w
+    return [Step("hidden", "x @ w", h, (), ()), Step("residual sum", "x + hidden", x + h, (), ("hidden",)),
+            Step("result", "2 * residual sum", 2 * (x + h), ())]
+
+
+def _said(steps, trace, inputs, result):
+    said = first_wrong(steps, trace, inputs, None, True, result)
+    return said[-1] if said and said[1] == "bare" else said[0] if said else None
+
+
+def test_a_wrong_step_is_told_what_it_is_when_it_is_a_known_value_plus_another():
+    """The right step plus an input (a residual added twice), or with one known term in place of another
+    (the normalised input where the input should be), is said as that; the right step less an input is
+    not (x @ w before a bias is added is how a right answer builds it)."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    inputs = {"x": x, "w": w}
+    steps = _block(x, w)
+    h, r = steps[0].value, steps[1].value
+    twice = _said(steps, [("block", "h", h), ("block", "r", r + x), ("block", "", 2 * (r + x))], inputs, 2 * (r + x))
+    assert "your `r` is the right residual sum plus the input `x`" in twice, twice
+    swapped = _said(steps, [("block", "h", h), ("block", "r", 2 * h)], inputs, 4 * h)
+    assert "your `r` is the right residual sum with the input `x` in it replaced by the hidden" in swapped, swapped
+    less = _said(steps, [("block", "r", r - x)], inputs, 2 * (r - x) + 1)
+    assert "minus the input" not in (less or ""), less
+
+
+def test_an_argument_is_no_attempt_at_a_step_and_a_later_step_is_no_part_of_an_earlier():
+    """The arguments as they came in are in the trace (at the call): an input of the step's shape is never
+    said to be an attempt at it; and an array that is a step less a step computed from it (the one-hot
+    targets are the probabilities less (probabilities - one-hot)) is no attempt at it either."""
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    inputs = {"x": x, "w": w}
+    steps = _block(x, w)
+    said = _said(steps, [("block", "x", x), ("block", "w", w)], inputs, rng.standard_normal((3, 3)))
+    assert "`x`" not in (said or "") and "`w`" not in (said or ""), said
+    later = steps[0].value - steps[1].value  # hidden less the residual sum: minus x
+    said = _said(steps[:2], [("block", "parts", later)], inputs, steps[1].value + 1)
+    assert "parts" not in (said or ""), said
+
+
+def test_a_count_is_told_its_first_wrong_part():
+    """Single-number steps (08's counts): a part equal to a number the inputs hold is no evidence (the
+    student's `D`), a part a size times too small or large is said so, and a total short of one right
+    part's count is said to be the right one minus it."""
+    inputs = {"D": 8, "H": 2, "D_ff": 32}
+    def count(mlp):
+        return [Step("attention's", "4 D^2 + 4 D", 288.0, (), ()), Step("MLP's", "2 D D_ff + D_ff + D", mlp, (), ()),
+                Step("norms'", "4 D", 32.0, (), ()), Step("result", "sum", 288.0 + mlp + 32.0, (), ("attention's", "MLP's", "norms'"))]
+    steps = count(552.0)
+    assert [s.name for s in __import__("grader.engine.steps", fromlist=["_telling"])._telling(steps, inputs)] == \
+        ["attention's", "MLP's", "result"]  # 4 D = 32 = D_ff: said by no array of the student's
+    per_head = _said(steps, [("f", "D", np.array(8.0)), ("f", "attention", np.array(288.0)), ("f", "mlp", np.array(276.0))],
+                     inputs, np.array(596.0))
+    assert "your `mlp` is 1/2 of the right one (2 is a size of this input)" in per_head, per_head
+    short = _said(steps, [("f", "attention", np.array(288.0)), ("f", "", np.array(872.0 - 288.0))], inputs,
+                  np.array(872.0 - 288.0))
+    assert "the right result minus the attention's (4 D^2 + 4 D)" in short, short

@@ -224,11 +224,17 @@ def __course_probe(request):
 
     def traced(space):
         """The arrays the student's own code makes (a function's local variables and what it returns, a
-        cell's names), copied as each of its frames returns, at most %(count)d and %(bytes)d bytes: for
-        the words of the verdict only (the grader finds the first step that is not right)."""
-        kept, seen, room = [], {}, [%(bytes)d]
+        cell's names), copied as each of its frames returns, at most %(count)d and %(bytes)d bytes (and as
+        many single numbers when the part's steps are counts): for the words of the verdict only (the
+        grader finds the first step that is not right)."""
+        kept, seen, room, counts = [], {}, [%(bytes)d], {True: 0, False: 0}  # {a single number?: how many kept}
 
         def keep(where, name, value, depth=0):
+            if request["trace"] == "numbers" and isinstance(value, (int, float, numpy.integer, numpy.floating)) \
+                    and not isinstance(value, bool):  # a count's parts, kept apart from the arrays
+                value = numpy.array(value, dtype=float)
+            elif isinstance(value, numpy.ndarray) and value.size < 2:
+                return
             if isinstance(value, (list, tuple)) and depth == 0:  # a list of heads, say
                 for k, item in enumerate(value[:16]):
                     keep(where, f"{name}[{k}]" if name else "", item, 1)
@@ -242,8 +248,8 @@ def __course_probe(request):
                 for k, item in list(value.items())[:16]:
                     keep(where, f"{name}[{k!r}]"[:40] if name else "", item, 1)
                 return
-            if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" or value.size < 2 \
-                    or value.size > %(size)d or len(kept) >= %(count)d or value.nbytes > room[0]:
+            if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" \
+                    or value.size > %(size)d or counts[value.ndim == 0] >= %(count)d or value.nbytes > room[0]:
                 return
             key = (value.dtype.str, value.shape, hash(value.tobytes()))
             if key in seen:  # the same numbers again: keep the first, by the first name the student gave them
@@ -251,6 +257,7 @@ def __course_probe(request):
                     seen[key].update(where=where, name=name)
                 return
             room[0] -= value.nbytes
+            counts[value.ndim == 0] += 1
             seen[key] = {"where": where, "name": name, "value": encode(value)}
             kept.append(seen[key])
 
@@ -355,7 +362,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         "outputs": list(probe.outputs),
         "from_kernel": list(probe.from_kernel),
         "swap": dict(swap or {}),
-        "trace": bool(probe.steps),
+        "trace": _traced(probe, cases),
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
     }
     return (
@@ -466,6 +473,17 @@ def _read(probe, cases, results):
     return got, reasons, changed, traces
 
 
+def _traced(probe, cases):
+    """What the kernel traces: nothing (no steps), arrays, or "numbers" too (a part whose steps are counts,
+    single numbers, such as 08's parameter count: its parts are numbers in the student's code too)."""
+    if not probe.steps:
+        return False
+    try:
+        return "numbers" if cases and any(np.ndim(s.value) == 0 for s in probe.steps(cases[0].inputs)) else True
+    except Exception:  # steps that do not describe this case: arrays, as for any part with steps
+        return True
+
+
 def _trace(entries):
     """A trace as the kernel reported it, decoded: [(where, name, float64 array)]; what is malformed is
     left out (a student's kernel can send anything here, and it changes their own feedback's words only)."""
@@ -473,7 +491,7 @@ def _trace(entries):
     if not isinstance(entries, list):
         return out
     import re
-    for entry in entries[:TRACE_COUNT]:
+    for entry in entries[:2 * TRACE_COUNT]:  # arrays and numbers, TRACE_COUNT of each at most
         try:
             where, name = str(entry["where"])[:40], str(entry["name"])[:40]
             value = decode_result(entry["value"])

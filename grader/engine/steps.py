@@ -38,8 +38,8 @@ def holds(a, want, reshape=True):
     trace stacked into one array (its name ends "[:]") is not reshaped: the student never made that array,
     and a list of heads stacked and reshaped is the heads stacked right whatever the student's stacking did."""
     want = np.asarray(want, dtype=np.float64)
-    if want.size < 2 or not np.all(np.isfinite(want)) or not np.all(np.isfinite(a)):
-        return False
+    if (want.size < 2 and np.size(a) != 1) or not np.all(np.isfinite(want)) or not np.all(np.isfinite(a)):
+        return False  # a single number (a count's part) is held only by a single number
     return any(bool(course().same(f, want)) for f in _forms(a, want, reshape))
 
 
@@ -85,10 +85,10 @@ def _right(steps, found):
     return right
 
 
-def missing(steps, trace):
+def missing(steps, trace, inputs=None):
     """The names of the steps a right answer's trace does not show (tests: every declared step must be one
     that right answers compute, or the first wrong step would be a false lead)."""
-    steps = _telling(steps)
+    steps = _telling(steps, inputs)
     found = [next(((w, n) for w, n, a in trace if holds(a, np.asarray(s.value, dtype=np.float64), not _stacked(n))), None)
              for s in steps]
     return [s.name for s, r in zip(steps, _right(steps, found)) if not r]
@@ -115,7 +115,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
     it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
     Not certain: which steps are right, and nothing more.
     """
-    steps = _telling(steps)
+    steps = _telling(steps, inputs)
     if not steps or not trace:
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
@@ -160,7 +160,7 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
         text = f"{said}: {finding}" if finding else said
         text = text if text.endswith((".", "?", "!")) else text + "."
-        if i == len(steps) - 1 and single:
+        if i == len(steps) - 1 and single and not isinstance(finding, Related):
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
@@ -190,10 +190,32 @@ BARE = "bare"  # first_wrong's second item for a last step found wrong with noth
 WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is the same for every")
 
 
-def _telling(steps):
-    """The steps a trace can show: more than one number, and not zero everywhere (a gradient that is zero on
-    every input, such as a key bias's, would be "right" in any array of zeros)."""
-    return [s for s in steps if np.size(s.value) >= 2 and np.max(np.abs(np.asarray(s.value, dtype=float))) > 1e-9]
+def _telling(steps, inputs=None):
+    """The steps a trace can show: not zero everywhere (a gradient that is zero on every input, such as a key
+    bias's, would be "right" in any array of zeros), and more than one number, or one number that is neither
+    0 nor 1 nor any number the inputs hold (a count's part: "right" in the student's `D` it would say nothing)."""
+    given = _numbers_of(inputs)
+    out = []
+    for s in steps:
+        value = np.asarray(s.value, dtype=float)
+        if value.size == 0 or not np.max(np.abs(value)) > 1e-9:
+            continue
+        if value.size >= 2 or (value.size == 1 and np.isfinite(value).all() and abs(float(value)) != 1
+                                and float(value) not in given):
+            out.append(s)
+    return out
+
+
+def _numbers_of(inputs):
+    """The single numbers a case's inputs hold, and their sizes: what a student's code has without computing."""
+    out = {float(n) for n in diagnose._sizes(inputs)}
+    for value in (inputs or {}).values():
+        if np.ndim(value) == 0 and not isinstance(value, str):
+            try:
+                out.add(float(value))
+            except (TypeError, ValueError):
+                pass
+    return out
 
 
 def _attempts(steps, values, trace, inputs, returned):
@@ -203,9 +225,15 @@ def _attempts(steps, values, trace, inputs, returned):
     at the result alone, and only the result. A step with several arrays gets the last one made."""
     last = len(steps) - 1
     tied = {}
+    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+    numbers = _numbers_of(inputs)
     for where, name, a in trace:
         if any(holds(a, v, not _stacked(name)) for v in values):
             continue
+        if any(v.shape == a.shape and np.array_equal(v, a) for v in given):
+            continue  # an argument as it came in (or a name for it): not an attempt at any step
+        if a.size == 1 and float(a.ravel()[0]) in numbers:
+            continue  # a size the inputs give (the student's `D`): not an attempt either
         is_result = returned is not None and a.shape == returned.shape and np.array_equal(a, returned, equal_nan=True)
         ties = {}
         for i, (step, want) in enumerate(zip(steps, values)):
@@ -214,7 +242,9 @@ def _attempts(steps, values, trace, inputs, returned):
             g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
                 continue
-            text = diagnose.same_shape(g, want, inputs, step.axes)
+            related = _related(g, want, i, steps, values, inputs)
+            text = related or (_scaled(g, want, inputs) if want.size == 1 else
+                               diagnose.same_shape(g, want, inputs, step.axes))
             if isinstance(text, diagnose.Finding):
                 text = text.shown  # a fact about the array, no guess about its cause: the step says where
             if not text or "placeholder" in text or text.startswith(WEAK):
@@ -225,7 +255,80 @@ def _attempts(steps, values, trace, inputs, returned):
                 text = text.rsplit(": ", 1)[0]
             ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
                        f"in {_yours(where, name)}, {text}")
+            ties[i] = Related(ties[i]) if related else ties[i]
         if ties:
             i = max(ties)
             tied[i] = ties[i]
     return tied
+
+
+class Related(str):
+    """What an attempt at a step is, said as known values (engine/steps._related): more than any structural
+    finding on the result says."""
+
+
+def _knowns(i, steps, values, inputs):
+    """What an attempt at step i may have been made from by mistake, as the verdict calls it: the case's
+    arrays ("the input `x`") and the reference's steps not computed from step i ("the stacked heads
+    (np.vstack ...)"): the one-hot targets are the probabilities minus (probabilities minus one-hot), and
+    are no attempt at the probabilities."""
+    for name, value in (inputs or {}).items():
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.size >= 2:
+            yield f"the input `{name}`", np.asarray(value, dtype=np.float64)
+    after = {i}  # step i and the steps computed from it: not what an attempt at it is made of
+    for j in range(i + 1, len(steps)):
+        if any(d in after for d in _deps(steps, j)):
+            after.add(j)
+    for j, (step, value) in enumerate(zip(steps, values)):
+        if j not in after:
+            yield f"{_the(step.name)} ({step.formula})", value
+
+
+def _related(g, want, i, steps, values, inputs):
+    """What the student's attempt `g` at step i is, when it is something the grader knows: another value
+    itself (the values left as the input `X`, a step skipped or taken too early), or the right step plus or
+    minus one (a residual added inside a function, a term added twice). A fact about the numbers; the
+    step it is an attempt at says where. None when nothing known fits."""
+    same = course().same
+    scale = float(np.max(np.abs(want))) if want.size else 0.0
+    known = []
+    for label, value in _knowns(i, steps, values, inputs):
+        k = next(_forms(value, want), None)
+        if k is None or not np.all(np.isfinite(k)) or float(np.max(np.abs(k))) <= 1e-6 * max(scale, 1.0):
+            continue
+        if bool(same(k, want)):  # a value equal to the right one explains nothing
+            continue
+        if bool(same(g, k)):
+            return f"it equals {label}"
+        c = float(np.vdot(k, want)) / max(float(np.vdot(want, want)), 1e-300)
+        if want.size > 1 and np.allclose(k, c * want, rtol=1e-9, atol=1e-12 * max(scale, 1.0)):
+            continue  # a multiple of the right one: "c times the right one" says it better (any number is one
+            # of another: not a reason to leave a count's part out)
+        known.append((label, k))
+    words = steps[i].name.removeprefix("the ")
+    for label, k in known:
+        for sign, word in ((1, "plus"), (-1, "minus")):
+            # Not "minus an input": the right step less an input is how a right answer may build it
+            # (x @ W1 before its bias b1 is added), no attempt at it
+            if (sign > 0 or not label.startswith("the input")) and bool(same(g, want + sign * k)):
+                return f"it is the right {words} {word} {label}"
+    # One term in place of another (a residual added to the normalised input instead of the input):
+    # g = want - k1 + k2, both known and different
+    for label1, k1 in known:
+        for label2, k2 in known:
+            if label1 != label2 and not bool(same(k1, k2)) and bool(same(g, want - k1 + k2)):
+                return f"it is the right {words} with {label1} in it replaced by {label2}"
+    return None
+
+
+def _scaled(g, want, inputs):
+    """What a single number (a count's part) is against the right one, only when the factor is a size of
+    the inputs (a count per head where every head is due): any two numbers are some multiple of each other,
+    so another factor ties nothing."""
+    c = float(g.ravel()[0]) / float(want.ravel()[0])
+    for n in sorted(diagnose._sizes(inputs)):
+        if abs(c - n) < 1e-9 * n:
+            return f"it is {n} times the right one ({n} is a size of this input)"
+        if abs(c * n - 1) < 1e-9:
+            return f"it is 1/{n} of the right one ({n} is a size of this input)"
+    return None

@@ -104,6 +104,15 @@ def _loop_cases(rng):
     return out
 
 
+def _init_steps(i):
+    """init_weight's standard deviation (a number), then the weights drawn with it."""
+    std = shared_steps._v("standard deviation", 1.0 / np.sqrt(i["fan_in"]))
+    W = shared_steps._v("result", np.random.default_rng(i["seed"]).normal(0.0, std, size=(i["fan_in"], i["fan_out"])))
+    return [Step("standard deviation", "1 / np.sqrt(fan_in)", std, (), ()),
+            Step("result", "rng.normal(0.0, the standard deviation, size=(fan_in, fan_out))", W,
+                 ("rows", "columns"))]
+
+
 def _init_cases(rng):
     out = [Case("book", {"fan_in": 4, "fan_out": 3, "seed": 0})]
     for _ in range(N_FRESH):
@@ -196,6 +205,7 @@ PROBES = {
         # np.random is seeded first, so that weights drawn from it (not from rng) can be reproduced and named
         call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
+        steps=_init_steps,
         reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
         mistakes=mistakes.INIT_05,
     ),

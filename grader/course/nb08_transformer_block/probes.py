@@ -3,7 +3,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref
 from ..shared import steps as shared_steps
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Probe, Step, kernel_source
 
 N_FRESH = 3
 
@@ -40,12 +40,50 @@ def _block_cases(rng):
 BOOK_SIZES = dict(D=8, H=2, T=6, D_ff=32)
 
 
+def _parameter_steps(i):
+    """block_parameters' parts, each a number every right count adds (inline or not): the count of a part
+    left out, or of one counted twice, is then told by name."""
+    D, D_ff = int(i["D"]), int(i["D_ff"])
+    v = shared_steps._v
+    attention = v("attention's parameters", 4 * D * D + 4 * D)
+    weights, biases = v("MLP's weights", 2 * D * D_ff), v("MLP's biases", D_ff + D)
+    mlp = v("MLP's parameters", weights + biases)
+    norms = v("LayerNorms' parameters", 4 * D)
+    return [Step("attention's parameters", "W_q, W_k, W_v, W_o and their biases: 4 D^2 + 4 D", attention, (), ()),
+            Step("MLP's weights", "W1 and W2: 2 D D_ff", weights, (), ()),
+            Step("MLP's biases", "b1 and b2: D_ff + D", biases, (), ()),
+            Step("MLP's parameters", "2 D D_ff + D_ff + D", mlp, (), ("MLP's weights", "MLP's biases")),
+            Step("LayerNorms' parameters", "two gammas and two betas: 4 D", norms, (), ()),
+            Step("result", "attention + MLP + LayerNorms", attention + mlp + norms, (),
+                 ("attention's parameters", "MLP's parameters", "LayerNorms' parameters"))]
+
+
+def _flop_steps(i):
+    """block_flops' parts, each a number every right count adds (inline or not)."""
+    D, T, D_ff = int(i["D"]), int(i["T"]), int(i["D_ff"])
+    v = shared_steps._v
+    projections = v("projections' multiply-adds", 4 * T * D * D)
+    # The weighted sums cost what the scores cost, T^2 D: one step, since a student's array equal to one
+    # would be "right" for both, whichever of the two it counts
+    scores = v("scores' multiply-adds", T * T * D)
+    attention = v("attention's multiply-adds", projections + 2 * scores)
+    mlp = v("MLP's multiply-adds", 2 * T * D * D_ff)
+    return [Step("projections' multiply-adds", "Q, K, V and the output projection: 4 T D^2", projections, (), ()),
+            Step("scores' multiply-adds", "every head's Q @ K.T, T^2 D in all (the weighted sums cost as much)",
+                 scores, (), ()),
+            Step("attention's multiply-adds", "4 T D^2 + 2 T^2 D", attention, (),
+                 ("projections' multiply-adds", "scores' multiply-adds")),
+            Step("MLP's multiply-adds", "two matrices: 2 T D D_ff", mlp, (), ()),
+            Step("result", "attention + MLP", attention + mlp, (), ("attention's multiply-adds", "MLP's multiply-adds"))]
+
+
 def _count_cases(rng, with_T):
     sizes = [BOOK_SIZES]
     for _ in range(N_FRESH):
-        H, d = int(rng.integers(1, 9)), int(rng.choice((4, 8, 16, 64)))
+        # two heads at least: with one, a count made for one head where every head is due would be right
+        H, d = int(rng.integers(2, 9)), int(rng.choice((4, 8, 16, 64)))
         while H * d == BOOK_SIZES["D"]:  # never the book's width: an answer that ignores D would show
-            H, d = int(rng.integers(1, 9)), int(rng.choice((4, 8, 16, 64)))
+            H, d = int(rng.integers(2, 9)), int(rng.choice((4, 8, 16, 64)))
         sizes.append(dict(D=H * d, H=H, T=int(rng.integers(2, 2049)), D_ff=int(rng.choice((2, 3, 4))) * H * d))
     out = []
     for n, s in enumerate(sizes):
@@ -112,6 +150,7 @@ PROBES = {
         call="block_parameters(D, H, D_ff)",
         cases=lambda rng: _count_cases(rng, with_T=False),
         reference=lambda i: ref.block_parameters(i["D"], i["H"], i["D_ff"]),
+        steps=_parameter_steps,
         mistakes=[mistakes.PARAMETERS_NO_LAYER_NORM],
     ),
     "test_block_flops": Probe(
@@ -119,6 +158,7 @@ PROBES = {
         call="block_flops(D, H, T, D_ff)",
         cases=lambda rng: _count_cases(rng, with_T=True),
         reference=lambda i: ref.block_flops(i["D"], i["H"], i["T"], i["D_ff"]),
+        steps=_flop_steps,
         mistakes=[mistakes.FLOPS_MLP_ONCE],
     ),
 }

@@ -215,6 +215,8 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
     dV, dA = _v("gradient of the values dV", dX_prime @ A.T), _v("gradient of the weights dA", V.T @ dX_prime)
     dS = _v("gradient of the scores dS", A * (dA - np.sum(A * dA, axis=0, keepdims=True)))
     dQ, dK = _v("gradient of the queries dQ", c * K @ dS), _v("gradient of the keys dK", c * Q @ dS.T)
+    through_v, through_q, through_k = (_v(f"dX through the {w}", o.T @ d) for w, o, d in  # (D, N) each
+                                       (("values", ov, dV), ("queries", oq, dQ), ("keys", ok, dK)))
     cols, square = ("features", "tokens"), ("keys", "queries")
     return [Step("attention weights", "the forward pass's softmax_cols(K.T @ Q / np.sqrt(D_q))", A, square, ()),
             Step("gradient of the values dV", "dX_prime @ A.T", dV, cols, ("attention weights",)),
@@ -223,8 +225,13 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
                  ("attention weights", "gradient of the weights dA")),
             Step("gradient of the queries dQ", "K @ dS / np.sqrt(D_q)", dQ, cols, ("gradient of the scores dS",)),
             Step("gradient of the keys dK", "Q @ dS.T / np.sqrt(D_q)", dK, cols, ("gradient of the scores dS",)),
-            Step("dX", "omega_v.T @ dV + omega_q.T @ dQ + omega_k.T @ dK", ov.T @ dV + oq.T @ dQ + ok.T @ dK, cols,
-                 ("gradient of the values dV", "gradient of the queries dQ", "gradient of the keys dK")),
+            # dX's three paths, each a term every right answer adds (inline or not): one left out, or taken
+            # twice, is then told by name ("the right dX minus dX through the values")
+            Step("dX through the values", "omega_v.T @ dV", through_v, cols, ("gradient of the values dV",)),
+            Step("dX through the queries", "omega_q.T @ dQ", through_q, cols, ("gradient of the queries dQ",)),
+            Step("dX through the keys", "omega_k.T @ dK", through_k, cols, ("gradient of the keys dK",)),
+            Step("dX", "omega_v.T @ dV + omega_q.T @ dQ + omega_k.T @ dK", through_v + through_q + through_k, cols,
+                 ("dX through the values", "dX through the queries", "dX through the keys")),
             Step("d_omega_v", "dV @ X.T", dV @ X.T, (), ("gradient of the values dV",)),
             Step("d_omega_q", "dQ @ X.T", dQ @ X.T, (), ("gradient of the queries dQ",)),
             Step("d_omega_k", "dK @ X.T", dK @ X.T, (), ("gradient of the keys dK",)),
@@ -356,10 +363,13 @@ def mha_backward_rows(x, p, num_heads, dout):
                           np.einsum("btd,bte->de", x, merged), (), (f"gradient of the {what}",)))
         steps.append(Step(f'grads["b_{name}"]', f"the merged gradient of the {what.split()[0]}, summed",
                           merged.sum(axis=(0, 1)), (), (f"gradient of the {what}",)))
-        dx = dx + merged @ p["W_" + name].T
+        # each path a term every right answer adds (inline or not): one left out is told by name
+        path = _v(f"dx through the {what.split()[0]}", merged @ p["W_" + name].T)  # (B, T, D)
+        steps.append(Step(f"dx through the {what.split()[0]}", f"the merged gradient of the {what.split()[0]} @ "
+                          f"W_{name}.T", path, ("items", "tokens", "features"), (f"gradient of the {what}",)))
+        dx = dx + path
     steps.append(Step("dx", "the three projections' gradients, each times its W transposed, added", dx,
-                      ("items", "tokens", "features"),
-                      ("gradient of the queries dQ", "gradient of the keys dK", "gradient of the values dV")))
+                      ("items", "tokens", "features"), tuple(f"dx through the {w}" for w in ("queries", "keys", "values"))))
     return steps
 
 
