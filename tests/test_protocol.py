@@ -593,3 +593,38 @@ def block_parameters(D, H, D_ff):
     v = verdict(probe, cases, outputs, 1)
     assert v.score == 0 and v.finding == "step", v.message
     assert "minus the MLP's biases (b1 and b2: D_ff + D)" in v.message, v.message
+
+
+def test_the_judgement_runs_trace_never_reaches_the_verdict(monkeypatch):
+    """The run with the course's helpers in place of the student's held the course's code: its trace (names
+    and arrays of the course's functions) must not reach the words of the verdict, only its results do."""
+    import base64
+    probe = PROBES["02_scaled_attention"]["test_scaled_attention"]
+    student = """
+def softmax_cols(a):
+    return np.exp(a) / np.exp(a).sum()
+def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k):
+    Q = omega_q @ X + beta_q
+    K = omega_k @ X + beta_k
+    V = omega_v @ X + beta_v
+    return V @ softmax_cols(K.T @ Q / Q.shape[0])
+"""
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    results = outputs[0]["data"][protocol.MIME]["results"]
+
+    def forged(case):  # what a judgement run could carry: an array of the course's, by a name of the course's
+        scores = next(s.value for s in probe.steps(case.inputs) if s.name == "scaled scores") * 3
+        value = {"dtype": "<f8", "shape": list(scores.shape),
+                 "data": base64.b64encode(np.ascontiguousarray(scores, dtype="<f8").tobytes()).decode()}
+        return [{"where": "softmax_cols", "name": "course_secret", "value": value}]
+
+    judged = [dict(r, trace=forged(c)) for r, c in zip(results, cases)]
+    helpers = {"softmax_cols": ("softmax_cols", protocol.Verdict(0, 2, "softmax_cols: wrong"))}
+    v = verdict(probe, cases, outputs, 3, helpers=helpers, judge=lambda: judged)
+    assert v.score < 3 and "course_secret" not in v.message, v.message
+    # and the same forged trace in the student's own run is read (so the test above can fail)
+    for r, c in zip(results, cases):
+        r["trace"] = forged(c)
+    assert "course_secret" in verdict(probe, cases, outputs, 3).message

@@ -96,7 +96,7 @@ def _block(x, w):
 
 
 def _said(steps, trace, inputs, result):
-    said = first_wrong(steps, trace, inputs, None, True, result)
+    said = first_wrong(steps, trace, inputs, True, result)
     return said[-1] if said and said[1] == "bare" else said[0] if said else None
 
 

@@ -191,6 +191,14 @@ def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     axes = axis_names(g.ndim, names)
+    integers = [n for n, v in (inputs or {}).items() if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]
+    if integers and g.size > 1 and np.all(np.isfinite(g)) and np.array_equal(g, np.round(g)) \
+            and not np.allclose(w, np.round(w)):
+        # (the grader sees numbers, not the student's dtype: whole numbers where fractions are due, on an
+        # input of integers, is what an array made like that input shows)
+        return (f"it holds whole numbers only, where the right answer has fractions, on an input of integers "
+                f"({integers[0]}): an array made with that input's dtype (np.zeros_like, np.empty_like) cuts "
+                "every value stored in it to a whole number; make it a float array")
     if not np.all(np.isfinite(g)):
         bad = ~np.isfinite(g)
         kind = "nan" if np.isnan(g).any() else "inf"

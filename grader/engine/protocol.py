@@ -841,9 +841,9 @@ def _step_finding(probe, cases, got, reasons, traces):
                 single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
             except (TypeError, ValueError):  # several results of different shapes
                 single = False
-            said = steps.first_wrong(wanted, trace, case.inputs, probe.operations, single, value)
-        except Exception:  # a case the steps do not describe: nothing said from the trace
-            continue
+            said = steps.first_wrong(wanted, trace, case.inputs, single, value, want)
+        except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
+            continue  # (or a student's array no step's shape fits): nothing said from the trace
         if said and said[1]:
             return said
         uncertain = uncertain or (said[0] if said else None)

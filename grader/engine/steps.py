@@ -106,11 +106,12 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=None):
+def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=None):
     """(sentence, certain) on where the student's computation leaves the reference's path, or None.
 
     `steps` are the reference's (protocol.Step) on this case, the last being the result when `single`;
-    `trace` is [(where, name, array)], the student's arrays on the same case; the result is known wrong.
+    `trace` is [(where, name, array)], the student's arrays on the same case; the result is known wrong
+    (`result`, what came back; `expected`, the reference's result, for a part with several).
     Certain: the first wrong step, shown by one of the student's arrays that a structural finding ties to
     it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
     Not certain: which steps are right, and nothing more.
@@ -165,12 +166,60 @@ def first_wrong(steps, trace, inputs=None, operations=None, single=True, result=
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
         return text, True
+    if not single:
+        shared = _returned_another(steps, values, result, expected) or _source_of_wrong_results(steps, right)
+        if shared:
+            return shared, True
     # Nothing certain past them: the right steps that no right step was computed from (the last right ones).
     last = [s.name for j, s in enumerate(steps) if right[j] and not any(
         right[k] and j in _deps(steps, k) for k in range(len(steps)))]
     if not last or not any(found):
         return None
     return f"Your {_listing(last[-3:])} {_are(last[-3:])} right.", False
+
+
+def _source_of_wrong_results(steps, right):
+    """For a part with several results (a backward pass's gradients): the first step whose own steps are
+    right and from which exactly the results no array of the student's equals are computed, every other
+    result being right; said as those facts, and where to look (07's dK without its transpose: every
+    result computed from dK is missing from the student's arrays, all the others are there)."""
+    n = len(steps)
+    below = [set() for _ in range(n)]  # the steps computed from each, directly or not
+    for j in reversed(range(n)):  # a step is computed from earlier ones only: the later sets are whole
+        for d in _deps(steps, j):
+            below[d] |= {j} | below[j]
+    results = [k for k in range(n) if not below[k]]
+    wrong = {k for k in results if not right[k]}
+    if not wrong or len(wrong) == len(results):
+        return None
+    # Only one step may fit: two that lead to the same results (a first step and another) cannot be told apart
+    fits = [i for i in range(n) if not right[i] and all(right[d] for d in _deps(steps, i))
+            and wrong == {k for k in results if k in below[i]}]
+    if len(fits) != 1:
+        return None
+    i = fits[0]
+    deps = [steps[d].name for d in _deps(steps, i)]
+    names = [steps[k].name for k in results if k in wrong]
+    said = (f"Your {_listing(deps)} {_are(deps)} right, and so are all the results but {_listing(names)}"
+            if deps else f"Your results are right but {_listing(names)}")
+    return (f"{said}, the ones computed from {_the(steps[i].name)} ({steps[i].formula}): no array of yours "
+            "equals them. Check that step.")
+
+
+def _returned_another(steps, values, result, expected):
+    """For a part with several results: one that comes back as another step of the reference (the
+    bias-corrected m_hat returned as the new m), said as that."""
+    if not isinstance(result, list) or not isinstance(expected, list) or len(result) != len(expected):
+        return None
+    for k, (g, w) in enumerate(zip(result, expected)):
+        if not isinstance(g, np.ndarray) or np.size(w) < 2 or holds(g, w):
+            continue
+        due = next((j for j, v in enumerate(values) if holds(np.asarray(w, dtype=np.float64), v)), None)
+        got = next((j for j, v in enumerate(values) if j != due and holds(np.asarray(g, dtype=np.float64), v)), None)
+        if due is not None and got is not None:
+            return (f"Your result {k + 1} (of {len(result)}) is {_the(steps[got].name)} ({steps[got].formula}), where "
+                    f"{_the(steps[due].name)} ({steps[due].formula}) is due: check what comes back.")
+    return None
 
 
 def _are(names):
@@ -188,6 +237,12 @@ BARE = "bare"  # first_wrong's second item for a last step found wrong with noth
 # Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot
 # matrix "gives no weight" where probabilities would, any non-negative array "does not sum to one").
 WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is the same for every")
+
+
+# "token 1 is right, token 2 and every one after it are wrong": no tie either. Under a causal mask the first
+# position attends to itself alone, and many a wrong array agrees with a step there (07's dx holds the first
+# token's gradient through the values whether dK is right or not).
+_first_only = __import__("re").compile(r"\w+ 1 is right, \w+ 2 and every one after it")
 
 
 def _telling(steps, inputs=None):
@@ -247,7 +302,7 @@ def _attempts(steps, values, trace, inputs, returned):
                                diagnose.same_shape(g, want, inputs, step.axes))
             if isinstance(text, diagnose.Finding):
                 text = text.shown  # a fact about the array, no guess about its cause: the step says where
-            if not text or "placeholder" in text or text.startswith(WEAK):
+            if not text or "placeholder" in text or text.startswith(WEAK) or _first_only.match(text):
                 continue
             words = step.name.removeprefix("the ")
             text = str(text).replace("the right answer", f"the right {words}")
