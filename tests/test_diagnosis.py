@@ -260,6 +260,10 @@ STEPPED = {
     "mha_backward: the bias gradients averaged, not summed": W(A07, "test_mha_backward", {"mha_backward_def": [
         ('grads["b_" + name] = d_proj.sum(axis=(0, 1))', 'grads["b_" + name] = d_proj.mean(axis=(0, 1))')]},
         step='but not grads["b_q"]'),
+    "key_padding_mask: the keys counted from 1 (one key too few)": W(A05, "test_boolean_masks", {
+        "boolean_masks_def": [("mask = np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]",
+                               "mask = np.arange(1, num_keys + 1) < np.asarray(valid_lens)[:, None, None]")]},
+        step="Your key padding mask (np.arange(num_keys) < valid_lens[:, None, None], (B, 1, Tk)) is not right"),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
 }
