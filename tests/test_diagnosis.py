@@ -215,6 +215,9 @@ STEPPED = {
     "heads loop: the heads joined in reverse": W(A05, "test_loop_heads", {"loop_heads": [
         ("np.concatenate(heads, axis=-1)", "np.concatenate(heads[::-1], axis=-1)")]},
         step="but not the heads side by side"),
+    "heads loop: each head's scores left unscaled": W(A05, "test_loop_heads", {"loop_heads": [
+        ("head_scores = q_head @ k_head.T / np.sqrt(split_dim)", "head_scores = q_head @ k_head.T")]},
+        step="Your head 1's scaled scores (q_head @ k_head.T / np.sqrt(split_dim)"),
     "MultiHeadAttention: the queries projected without their bias": W(A05, "test_mha", {"mha_class": [
         ("queries @ self.W_q + self.b_q", "queries @ self.W_q")]}, step="projected queries (queries @ W_q"),
     "MultiHeadAttention (masks): the values projected without their bias": W(A05, "test_mha_masks", {"mha_class": [
