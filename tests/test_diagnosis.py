@@ -189,10 +189,6 @@ STEPPED = {
     "loop: each value counted twice in the weighted sum": W(A01, "test_attention_loop", {"attention_loop": [
         ("x_prime = x_prime + attention[m] * all_values[m]", "x_prime = x_prime + 2 * attention[m] * all_values[m]")]},
         step="but not the outputs"),
-    "loop: each dot product scaled by the square root of D (notebook 02's scale, too early)": W(
-        A01, "test_attention_loop", {"attention_loop": [
-            ("dot_product = key.T @ all_queries[n]", "dot_product = key.T @ all_queries[n] / np.sqrt(D)")]},
-        step="Your query 1's dot products (key.T @ all_queries[0] for every key) are not right"),
     "embeddings: the ids sorted": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
         ("token_ids = tokenize(text, vocab)", "token_ids = np.sort(tokenize(text, vocab))")]},
         step="Your token ids"),

@@ -383,16 +383,14 @@ def qkv_columns(i):
 def attention_columns(all_queries, all_keys, all_values):
     """01's loop of dot products and weighted sums: each query's weights over the keys, then the outputs."""
     Q, K, V = (np.hstack(a) for a in (all_queries, all_keys, all_values))  # (D, N) each
-    steps, weights = [], []
+    steps = []
     for n in range(Q.shape[1]):
-        dots = _v(f"query {n + 1}'s dot products", K.T @ Q[:, n])  # (N,): key m's with query n
-        weights.append(_v(f"query {n + 1}'s weights", ref.softmax(dots)))  # (N,)
-        steps += [Step(f"query {n + 1}'s dot products", f"key.T @ all_queries[{n}] for every key", dots, ("keys",), ()),
-                  Step(f"query {n + 1}'s weights", f"softmax of the dot products of query {n + 1} with every key",
-                       weights[n], ("keys",))]
-    A = np.stack(weights, axis=1)  # (N keys, N queries)
+        weights = _v(f"query {n + 1}'s weights", ref.softmax(K.T @ Q[:, n]))  # (N,)
+        steps.append(Step(f"query {n + 1}'s weights", f"softmax of the dot products of query {n + 1} with every key",
+                          weights, ("keys",), ()))
+    A = np.stack([s.value for s in steps], axis=1)  # (N keys, N queries)
     steps.append(Step("outputs", "for each query, its weights times the values, summed", V @ A, ("features", "tokens"),
-                      tuple(f"query {n + 1}'s weights" for n in range(Q.shape[1]))))
+                      tuple(s.name for s in steps)))
     return steps
 
 
