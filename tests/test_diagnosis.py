@@ -215,6 +215,9 @@ STEPPED = {
     "heads loop: the heads joined in reverse": W(A05, "test_loop_heads", {"loop_heads": [
         ("np.concatenate(heads, axis=-1)", "np.concatenate(heads[::-1], axis=-1)")]},
         step="but not the heads side by side"),
+    "heads loop: each head's scores left unscaled": W(A05, "test_loop_heads", {"loop_heads": [
+        ("head_scores = q_head @ k_head.T / np.sqrt(split_dim)", "head_scores = q_head @ k_head.T")]},
+        step="Your head 1's scaled scores (q_head @ k_head.T / np.sqrt(split_dim)"),
     "MultiHeadAttention: the queries projected without their bias": W(A05, "test_mha", {"mha_class": [
         ("queries @ self.W_q + self.b_q", "queries @ self.W_q")]}, step="projected queries (queries @ W_q"),
     "MultiHeadAttention (masks): the values projected without their bias": W(A05, "test_mha_masks", {"mha_class": [
@@ -260,6 +263,15 @@ STEPPED = {
     "mha_backward: the bias gradients averaged, not summed": W(A07, "test_mha_backward", {"mha_backward_def": [
         ('grads["b_" + name] = d_proj.sum(axis=(0, 1))', 'grads["b_" + name] = d_proj.mean(axis=(0, 1))')]},
         step='but not grads["b_q"]'),
+    "key_padding_mask: the keys counted from 1 (one key too few)": W(A05, "test_boolean_masks", {
+        "boolean_masks_def": [("mask = np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]",
+                               "mask = np.arange(1, num_keys + 1) < np.asarray(valid_lens)[:, None, None]")]},
+        step="Your key padding mask (np.arange(num_keys) < valid_lens[:, None, None], (B, 1, Tk)) is not right"),
+    "causal_mask: the last query aligned with the last key (FlashAttention's bottom-right causal mask)": W(
+        A05, "test_boolean_masks", {"boolean_masks_def": [
+            ("np.tril(np.ones((num_queries, num_keys), dtype=bool))",
+             "np.tril(np.ones((num_queries, num_keys), dtype=bool), k=num_keys - num_queries)")]},
+        step="key padding mask is right, but not the causal mask"),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
     "block_parameters: the MLP's biases left out": W(A08, "test_block_parameters", {"counts_def": [

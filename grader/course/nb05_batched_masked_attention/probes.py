@@ -137,6 +137,16 @@ def _boolean_masks_cases(rng):
     return out
 
 
+def _boolean_mask_steps(i):
+    """The two masks, each computed from the inputs alone (neither from the other). Nothing before them is
+    common to every right answer: np.arange(num_keys) and an array of True are the notebook's way, a loop
+    that sets True where j < valid_lens[b] (or j <= t) is another, so each mask is its own only step."""
+    return [Step("key padding mask", "np.arange(num_keys) < valid_lens[:, None, None], (B, 1, Tk)",
+                 ref.key_padding_mask(i["valid_lens"], i["num_keys"]), ("items", "queries", "keys"), ()),
+            Step("causal mask", "np.tril of a (Tq, Tk) array of True: query t sees keys 0..t",
+                 ref.causal_mask(i["num_queries"], i["num_keys"]), ("queries", "keys"), ())]
+
+
 def _bool_softmax_cases(rng):
     """d2l's scores with the padding mask of lengths [3, 0] and with the causal mask, then fresh scores with a
     padding mask (lengths 0 and Tk among them), causal masks of more and of fewer queries than keys, and both."""
@@ -239,6 +249,7 @@ PROBES = {
         reference=lambda i: [ref.key_padding_mask(i["valid_lens"], i["num_keys"]),
                              ref.causal_mask(i["num_queries"], i["num_keys"])],
         exact_shape=True,  # (B, 1, Tk) and (Tq, Tk): the axis of length 1 is what makes the mask broadcast
+        steps=_boolean_mask_steps,
         mistakes=mistakes.BOOLEAN_MASKS_05,
     ),
     "test_masked_softmax_bool": Probe(

@@ -129,21 +129,28 @@ def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q
 
 
 def loop_heads(q, k, v, H, proj):
-    """05's loop over heads (keys and values shared by the batch, no input projections): each head's output
-    (B, C, E/H), the heads side by side, the projection."""
-    B, E = np.shape(q)[0], np.shape(q)[-1]
-    k, v = (np.broadcast_to(x, (B,) + np.shape(x)) for x in (k, v))  # (B, C, E)
-    eye = np.eye(E)
-    with replaced({}):  # the whole computation once, for each head's output
-        O = rows_attention(q, k, v, None, H, eye, eye, eye, proj)[8].value  # (B*H, C, d)
-    heads = [_v(f"head {h + 1}'s output", O.reshape(B, H, *O.shape[1:])[:, h]) for h in range(H)]  # H x (B, C, d)
+    """05's loop over heads (keys and values shared by the batch, no input projections): for each head, its
+    scaled scores (its slice of q against its slice of k, over the square root of the head's size), their
+    softmax over the keys, its output (B, C, E/H); then the heads side by side, the projection."""
+    q = np.asarray(q, dtype=np.float64)
+    B, E = q.shape[0], q.shape[-1]
+    k, v = (np.broadcast_to(np.asarray(x, dtype=np.float64), (B,) + np.shape(x)) for x in (k, v))  # (B, C_k, E)
+    d = E // H
+    axes, square = ("items", "tokens", "features"), ("items", "queries", "keys")
+    steps, heads = [], []
+    for h in range(H):
+        part, p = slice(h * d, (h + 1) * d), f"head {h + 1}'s "
+        S = _v(f"{p}scaled scores", q[..., part] @ np.swapaxes(k[..., part], -1, -2) / np.sqrt(d))  # (B, C, C_k)
+        A = _v(f"{p}attention weights", ref.softmax_rows(S))  # (B, C, C_k)
+        heads.append(_v(f"{p}output", A @ v[..., part]))  # (B, C, d)
+        steps += [Step(f"{p}scaled scores", f"q_head @ k_head.T / np.sqrt(split_dim), head {h + 1}'s slices", S,
+                       square, ()),
+                  Step(f"{p}attention weights", f"the softmax of head {h + 1}'s scaled scores over the keys", A, square),
+                  Step(f"{p}output", f"head {h + 1}'s attention weights @ v_head", heads[h], axes)]
     side = _v("heads side by side", np.concatenate(heads, axis=-1))  # (B, C, E)
-    axes = ("items", "tokens", "features")
-    return ([Step(f"head {h + 1}'s output", f"softmax(head {h + 1}'s scaled scores) @ its values", heads[h], axes, ())
-             for h in range(H)]
-            + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", side, axes,
-                    tuple(f"head {h + 1}'s output" for h in range(H))),
-               Step("output", "the heads side by side @ proj", side @ proj, axes, ("heads side by side",))])
+    return steps + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", side, axes,
+                         tuple(f"head {h + 1}'s output" for h in range(H))),
+                    Step("output", "the heads side by side @ proj", side @ proj, axes, ("heads side by side",))]
 
 
 def layer_norm(x, gamma, beta, eps):
