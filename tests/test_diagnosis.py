@@ -266,12 +266,12 @@ STEPPED = {
     "key_padding_mask: the keys counted from 1 (one key too few)": W(A05, "test_boolean_masks", {
         "boolean_masks_def": [("mask = np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]",
                                "mask = np.arange(1, num_keys + 1) < np.asarray(valid_lens)[:, None, None]")]},
-        step="Your key padding mask (np.arange(num_keys) < valid_lens[:, None, None], (B, 1, Tk)) is not right"),
+        step="right but the key padding mask (np.arange(num_keys) < valid_lens[:, None, None], (B, 1, Tk))"),
     "causal_mask: the last query aligned with the last key (FlashAttention's bottom-right causal mask)": W(
         A05, "test_boolean_masks", {"boolean_masks_def": [
             ("np.tril(np.ones((num_queries, num_keys), dtype=bool))",
              "np.tril(np.ones((num_queries, num_keys), dtype=bool), k=num_keys - num_queries)")]},
-        step="key padding mask is right, but not the causal mask"),
+        step="right but the causal mask"),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
     "block_parameters: the MLP's biases left out": W(A08, "test_block_parameters", {"counts_def": [

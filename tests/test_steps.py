@@ -149,3 +149,48 @@ def test_a_count_is_told_its_first_wrong_part():
     short = _said(steps, [("f", "attention", np.array(288.0)), ("f", "", np.array(872.0 - 288.0))], inputs,
                   np.array(872.0 - 288.0))
     assert "the right result minus the attention's (4 D^2 + 4 D)" in short, short
+
+
+def _two_results(x):
+    """Made-up steps with two results: h = 2x, then r1 = h + 1 and r2 = 3h, and r3 = x - 1 from x alone."""
+    return [Step("h", "2 x", 2 * x, (), ()), Step("r1", "h + 1", 2 * x + 1, (), ("h",)),
+            Step("r2", "3 h", 6 * x, (), ("h",)), Step("r3", "x - 1", x - 1, (), ())]
+
+
+def test_a_part_with_several_results_is_told_the_one_step_its_wrong_results_come_from():
+    """When exactly the results computed from one step are missing from the student's arrays, and that step's
+    own steps are right, that step is named (a result itself, when it is the one missing)."""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    steps = _two_results(x)
+    inputs = {"x": x}
+    noise = np.random.default_rng(0).standard_normal((2, 2, 3))  # no finding ties them to a step
+    h_wrong = [("f", "r3", x - 1), ("f", "r1", noise[0]), ("f", "r2", noise[1])]
+    said = first_wrong(steps, h_wrong, inputs, False, None, [s.value for s in steps[1:]])
+    assert said and said[1] is True and "All your results are right but the r1 and the r2, the ones computed from the h" \
+        in said[0], said
+    one_missing = [("f", "r3", x - 1), ("f", "r1", 2 * x + 1), ("f", "r2", noise[1])]  # r2 alone, h right
+    said = first_wrong(steps, one_missing, inputs, False, None, [s.value for s in steps[1:]])
+    assert said and said[1] is True and "Your h is right, and so are all the results but the r2 (3 h)" in said[0], said
+    two_ways = [("f", "r1", 2 * x + 1), ("f", "r2", 6 * x)]  # r3 missing, and x is no step: r3 is its own
+    said = first_wrong(steps, two_ways, inputs, False, None, [s.value for s in steps[1:]])
+    assert said and "All your results are right but the r3 (x - 1): no array of yours equals it" in said[0], said
+
+
+def test_a_result_that_comes_back_as_another_step_is_said_so():
+    """Adam's m_hat returned where the new m is due: the student's result is another step of the reference."""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    steps = _two_results(x)
+    result = [2 * x + 1, 2 * x, x - 1]  # the second result is h, where r2 is due
+    trace = [("f", "h", 2 * x), ("f", "r1", 2 * x + 1), ("f", "r3", x - 1)]
+    said = first_wrong(steps, trace, {"x": x}, False, result, [2 * x + 1, 6 * x, x - 1])
+    assert said and said[1] is True and "Your result 2 (of 3) is the h (2 x), where the r2 (3 h) is due" in said[0], said
+
+
+def test_two_steps_that_lead_to_the_same_wrong_results_are_not_told_apart():
+    """r computed from a and b, neither seen, and a second result right: a or b? Nothing said of either."""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    steps = [Step("a", "x + 1", x + 1, (), ()), Step("b", "x * 2", 2 * x, (), ()),
+             Step("r", "a * b", (x + 1) * 2 * x, (), ("a", "b")), Step("s", "x - 1", x - 1, (), ())]
+    noise = np.random.default_rng(0).standard_normal((2, 3))
+    said = first_wrong(steps, [("f", "s", x - 1), ("f", "r", noise)], {"x": x}, False, None, [steps[2].value, x - 1])
+    assert not (said and said[1] is True), said

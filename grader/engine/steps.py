@@ -194,14 +194,16 @@ def _source_of_wrong_results(steps, right):
         return None
     # Only one step may fit: two that lead to the same results (a first step and another) cannot be told apart
     fits = [i for i in range(n) if not right[i] and all(right[d] for d in _deps(steps, i))
-            and wrong == {k for k in results if k in below[i]}]
+            and wrong == {k for k in results if k in below[i] or k == i}]
     if len(fits) != 1:
         return None
     i = fits[0]
     deps = [steps[d].name for d in _deps(steps, i)]
-    names = [steps[k].name for k in results if k in wrong]
+    names = [_the(steps[k].name) for k in results if k in wrong]
     said = (f"Your {_listing(deps)} {_are(deps)} right, and so are all the results but {_listing(names)}"
-            if deps else f"Your results are right but {_listing(names)}")
+            if deps else f"All your results are right but {_listing(names)}")
+    if not below[i]:  # the one wrong result, computed from right steps
+        return f"{said} ({steps[i].formula}): no array of yours equals it."
     return (f"{said}, the ones computed from {_the(steps[i].name)} ({steps[i].formula}): no array of yours "
             "equals them. Check that step.")
 
@@ -212,10 +214,11 @@ def _returned_another(steps, values, result, expected):
     if not isinstance(result, list) or not isinstance(expected, list) or len(result) != len(expected):
         return None
     for k, (g, w) in enumerate(zip(result, expected)):
-        if not isinstance(g, np.ndarray) or np.size(w) < 2 or holds(g, w):
+        if not isinstance(g, np.ndarray) or np.size(w) < 2 or _few(w) or holds(g, w):
             continue
         due = next((j for j, v in enumerate(values) if holds(np.asarray(w, dtype=np.float64), v)), None)
-        got = next((j for j, v in enumerate(values) if j != due and holds(np.asarray(g, dtype=np.float64), v)), None)
+        # the same shape exactly: one mask of 0s and 1s reshaped can equal another by chance
+        got = next((j for j, v in enumerate(values) if j != due and v.shape == g.shape and course().same(g, v)), None)
         if due is not None and got is not None:
             return (f"Your result {k + 1} (of {len(result)}) is {_the(steps[got].name)} ({steps[got].formula}), where "
                     f"{_the(steps[due].name)} ({steps[due].formula}) is due: check what comes back.")
@@ -317,6 +320,13 @@ def _attempts(steps, values, trace, inputs, returned):
     return tied
 
 
+def _few(value):
+    """Whether an array holds two different numbers or fewer (a mask of 0s and 1s): equal to another such
+    array by chance too often to say that one was taken for the other."""
+    value = np.asarray(value)
+    return value.size >= 2 and np.unique(value).size <= 2
+
+
 class Related(str):
     """What an attempt at a step is, said as known values (engine/steps._related): more than any structural
     finding on the result says."""
@@ -348,6 +358,8 @@ def _related(g, want, i, steps, values, inputs):
     scale = float(np.max(np.abs(want))) if want.size else 0.0
     known = []
     for label, value in _knowns(i, steps, values, inputs):
+        if _few(value):
+            continue
         k = next(_forms(value, want), None)
         if k is None or not np.all(np.isfinite(k)) or float(np.max(np.abs(k))) <= 1e-6 * max(scale, 1.0):
             continue
