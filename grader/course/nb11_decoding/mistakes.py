@@ -103,8 +103,8 @@ TOP_K = [
             "as np.argsort(-probs, kind=\"stable\")[:k] gives them",
             _top_k_ties_all),
     Mistake("ties broken toward the larger id",
-            "np.argsort(probs)[-k:] keeps the larger ids among equal probabilities: the rule keeps the smaller, "
-            "np.argsort(-probs, kind=\"stable\")[:k]",
+            "the last k of an ascending sort keep the larger ids among equal probabilities (and without "
+            "kind=\"stable\", whichever the sort puts last): keep the smaller, np.argsort(-probs, kind=\"stable\")[:k]",
             _top_k_larger_id),
     Mistake("renormalised over all tokens",
             "the kept probabilities must sum to 1: divide them by their own sum, not by the sum over every token",
