@@ -178,6 +178,7 @@ WRONG = {
 
 
 A07, A08, A09 = "07_attention_backprop", "08_transformer_block", "09_tiny_transformer"
+A11 = "11_decoding"
 
 # The first wrong step (issue 26): for every part that declares its steps, a mistake no catalogue names, and
 # the step the verdict must say is the first wrong one, whatever it finds of the student's array there.
@@ -262,6 +263,12 @@ STEPPED = {
         step='but not grads["b_q"]'),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
+    "top_k_probs: the logits halved": W(A11, "test_top_k", {"top_k_def": [
+        ("probs = softmax(logits)  # (V,)", "probs = softmax(logits / 2)  # (V,)")]},
+        step="probabilities (softmax(logits)) are not right"),
+    "top_p_probs: the logits doubled": W(A11, "test_top_p", {"top_p_def": [
+        ("probs = softmax(logits)  # (V,)", "probs = softmax(2 * logits)  # (V,)")]},
+        step="probabilities (softmax(logits)) are not right"),
 }
 WRONG.update(STEPPED)
 

@@ -56,7 +56,7 @@ RETURN_IDS = "  return ids"
 GREEDY_LOGITS = "    logits = next_logits(ids)  # (V,)"
 SAMPLE_PROBS = "    probs = softmax(np.asarray(next_logits(ids)) / temperature)  # (V,)"
 TOP = '  top = np.argsort(-probs, kind="stable")[:k]  # equal probabilities: the smaller id first'
-RENORMALISE = "  kept = kept / np.sum(kept)\n"
+RENORMALISE = "  result = kept / np.sum(kept)"
 ORDER = '  order = np.argsort(-probs, kind="stable")  # the most likely first'
 SIZE = "  n = int(np.searchsorted(cumulative, p)) + 1"
 POSITION = '  x = p["tok_emb"][token] + p["pos_emb"][t]'
@@ -92,11 +92,11 @@ STUDENTS = {
         diagnoses={"test_top_k": "ties broken toward the larger id", "test_top_p": "the token that crosses p dropped"}),
     "top_k_not_renormalised_id_order": Student(
         A11, _11(test_top_k=0, test_top_p=0),
-        edits={"top_k_def": [(RENORMALISE, "")], "top_p_def": [(ORDER, "  order = np.arange(len(probs))")]},
+        edits={"top_k_def": [(RENORMALISE, "  result = kept")], "top_p_def": [(ORDER, "  order = np.arange(len(probs))")]},
         diagnoses={"test_top_k": "renormalised over all tokens", "test_top_p": "cumulative sum in id order"}),
     "top_p_not_renormalised_attends_twice": Student(
         A11, _11(test_top_p=0, test_decode_step=0),
-        edits={"top_p_def": [(RENORMALISE, "")],
+        edits={"top_p_def": [(RENORMALISE, "  result = kept")],
                "decode_step_def": [(WEIGHTS, "  K2, V2 = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)\n"
                                              "  weights = softmax(q @ K2.transpose(0, 2, 1) / np.sqrt(d))"),
                                    (HEADS, "  heads = (weights @ V2).reshape(D)")]},

@@ -103,6 +103,7 @@ PROBES = {
         cases=_cases(lambda: [(cases.greedy_example(), "")], "test_greedy", cases.fresh_greedy,
                      lambda i: f"{len(i['table'])} tokens, a prompt of {len(i['prompt'])}, {i['n_new']} new"),
         reference=lambda i: np.array(ref.greedy(mistakes.bigram(i), i["prompt"], int(i["n_new"])), dtype=float),
+        operations=(),
         mistakes=mistakes.GREEDY,
         exact_shape=True,
     ),
@@ -115,6 +116,7 @@ PROBES = {
                      lambda i: f"{len(i['table'])} tokens, temperature {i['temperature']}, {i['n_new']} new"),
         reference=lambda i: np.array(ref.sample(mistakes.bigram(i), i["prompt"], int(i["n_new"]), i["temperature"],
                                                 np.random.default_rng(int(i["seed"]))), dtype=float),
+        operations=(),
         mistakes=mistakes.SAMPLE,
         exact_shape=True,
     ),
@@ -125,6 +127,7 @@ PROBES = {
                      lambda i: f"{len(i['logits'])} logits, k={i['k']}, a tie at the k-th place"),
         reference=lambda i: ref.top_k_probs(i["logits"], int(i["k"])),
         steps=top_k_steps,
+        operations=(),
         mistakes=mistakes.TOP_K,
         kernel_reference=kernel_source("top_k_probs", ref.top_k_probs, "softmax = lambda x: __import__('numpy').exp("
                                        "x - x.max()) / __import__('numpy').exp(x - x.max()).sum()"),
@@ -136,6 +139,7 @@ PROBES = {
                      lambda i: f"{len(i['logits'])} logits, p={i['p']}"),
         reference=lambda i: ref.top_p_probs(i["logits"], i["p"]),
         steps=top_p_steps,
+        operations=(),
         mistakes=mistakes.TOP_P,
     ),
     "test_decode_step": Probe(
@@ -145,6 +149,7 @@ PROBES = {
         outputs=("logits_all",),
         cases=_cases(lambda: [(cases.kv_example(), "")], "test_decode_step", cases.fresh_kv, _kv_about),
         reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))],
+        operations=("dot products", "bias"),
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
         precision=1e-10,
         precision_hint=("the logits agree with the full forward pass only roughly: with the cache they should be "
