@@ -7,7 +7,8 @@ wrong on every fresh case (the grader draws them so) and on the notebook's examp
 from tests.students import Student
 
 A11 = "11_decoding"
-FULL_11 = {"test_greedy": 1, "test_sample": 2, "test_top_k": 2, "test_top_p": 2, "test_decode_step": 3}
+FULL_11 = {"test_greedy": 1, "test_sample": 2, "test_top_k": 2, "test_top_p": 2, "test_beam_search": 2,
+           "test_decode_step": 3}
 
 
 def _11(**changed):
@@ -63,6 +64,9 @@ POSITION = '  x = p["tok_emb"][token] + p["pos_emb"][t]'
 WEIGHTS = "  weights = softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d))"
 HEADS = "  heads = (weights @ V).reshape(D)"
 RETURN_STEP = "  return logits, K, V"
+EXTEND = "        candidates.append((ids + [token], score + log_probs[token]))"
+KEEP = "    beams = [candidates[k] for k in order[:beam_width]]"
+FINISHED = "      if len(ids) > len(prompt) and ids[-1] == end:"
 
 STUDENTS = {
     "correct": Student(A11, FULL_11),
@@ -109,6 +113,19 @@ STUDENTS = {
         A11, _11(test_decode_step=0),
         edits={"decode_step_def": [(POSITION, '  x = p["tok_emb"][token] + p["pos_emb"][t + 1]')]},
         diagnoses={"test_decode_step": "the position off by one"}),
+    "beam_probabilities_multiplied": Student(
+        A11, _11(test_beam_search=0),
+        edits={"beam_search_def": [("beams = [(prompt, 0.0)]", "beams = [(prompt, 1.0)]"),
+                                   (EXTEND, "        candidates.append((ids + [token], score * np.exp(log_probs[token])))")]},
+        diagnoses={"test_beam_search": "probabilities multiplied"}),
+    "beam_unsorted": Student(
+        A11, _11(test_beam_search=0),
+        edits={"beam_search_def": [(KEEP, "    beams = candidates[:beam_width]")]},
+        diagnoses={"test_beam_search": "the beams not sorted by score"}),
+    "beam_finished_extended": Student(
+        A11, _11(test_beam_search=0),
+        edits={"beam_search_def": [(FINISHED, "      if False:")]},
+        diagnoses={"test_beam_search": "finished beams extended"}),
     "mask_in_step": Student(
         A11, _11(test_decode_step=0),
         edits={"decode_step_def": [(WEIGHTS, "  scores = q @ K.transpose(0, 2, 1) / np.sqrt(d)\n"

@@ -141,3 +141,20 @@ def fresh_kv(rng):
     p = random_model(rng, D, 2 * D, T + 2, vocab)
     tokens = rng.integers(0, vocab, size=(2, T))
     return {"names": list(p), "params": list(p.values()), "tokens": tokens, "num_heads": H}
+
+
+# Beam search on the bigram model: after "a", 4 beams, 5 steps, "." ends a sentence. Greedy, the sum and the
+# length-normalised sum give three different answers here.
+BEAM_PROMPT, BEAM_NEW, BEAM_WIDTH, END_WORD = ["a"], 5, 4, "."
+
+
+def beam_example():
+    return {"table": bigram_table(), "prompt": np.array(ids_of(BEAM_PROMPT)), "n_new": BEAM_NEW,
+            "beam_width": BEAM_WIDTH, "end": ids_of([END_WORD])[0]}
+
+
+def fresh_beam(rng):
+    """A table whose token 0 ends a sequence, a prompt of one other token, 2 to 4 beams, 4 to 7 steps."""
+    table = fresh_table(rng)
+    return {"table": table, "prompt": rng.integers(1, len(table), size=1), "n_new": int(rng.integers(4, 8)),
+            "beam_width": int(rng.integers(2, 5)), "end": 0}

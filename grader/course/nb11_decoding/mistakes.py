@@ -200,3 +200,50 @@ DECODE_STEP = [
             "mask hides all but the first. Leave the step's scores unmasked",
             _with(step_variant(mask=True))),
 ]
+
+
+# ---------------------------------------------------------------- beam search
+
+def beam_variant(next_logits, prompt, n_new, beam_width, end, length_norm, product=False, ranked=True,
+                 finish=True):
+    """reference.beam_search with one thing changed: probabilities multiplied in place of log-probabilities
+    added (a product, and with length_norm the product divided by the length), the candidates kept in the
+    order made instead of the best first, or the end token not finishing a beam."""
+    prompt = [int(t) for t in prompt]
+    beams = [(prompt, 1.0 if product else 0.0)]
+    for _ in range(n_new):
+        candidates = []
+        for ids, score in beams:
+            if finish and len(ids) > len(prompt) and ids[-1] == end:
+                candidates.append((ids, score))
+                continue
+            log_probs = ref.log_softmax(next_logits(ids))
+            for token in range(len(log_probs)):
+                step = np.exp(log_probs[token]) if product else log_probs[token]
+                candidates.append((ids + [token], score * step if product else score + step))
+        order = np.argsort([-score for _, score in candidates], kind="stable") if ranked else range(len(candidates))
+        beams = [candidates[k] for k in list(order)[:beam_width]]
+    final = [score / (len(ids) - len(prompt)) if length_norm else score for ids, score in beams]
+    return beams[int(np.argmax(final))][0]
+
+
+def beam_pair(i, **changed):
+    """[the ids without length normalisation, the ids with it], as the probe reports them."""
+    args = (bigram(i), i["prompt"], int(i["n_new"]), int(i["beam_width"]), int(i["end"]))
+    return [_ids(beam_variant(*args, False, **changed)), _ids(beam_variant(*args, True, **changed))]
+
+
+BEAM = [
+    Mistake("probabilities multiplied",
+            "a product of many probabilities underflows to 0 (100 tokens of probability 0.001 make 1e-300), and a "
+            "product divided by the length is no per-token average: add the log-probabilities",
+            lambda i: beam_pair(i, product=True)),
+    Mistake("the beams not sorted by score",
+            "keep the beam_width candidates with the largest sums, not the first ones made: sort every step's "
+            "candidates by their sum, largest first (a stable sort, for ties)",
+            lambda i: beam_pair(i, ranked=False)),
+    Mistake("finished beams extended",
+            "a beam whose last token is the end token is finished: carry it over as it is, with its sum, and "
+            "extend only the others",
+            lambda i: beam_pair(i, finish=False)),
+]

@@ -17,6 +17,8 @@ MODEL = "(lambda ids: table[ids[-1]])"
 
 
 def _same(a, b):
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return a.shape == b.shape and bool(np.allclose(a, b))
 
@@ -142,6 +144,20 @@ PROBES = {
         operations=(),
         mistakes=mistakes.TOP_P,
     ),
+    "test_beam_search": Probe(
+        what="beam_search",
+        call=f"[{NP}.array(beam_search({MODEL}, [int(t) for t in prompt], int(n_new), int(beam_width), int(end), "
+             f"length_norm=norm), dtype=float) for norm in (False, True)]",
+        cases=_cases(lambda: [(cases.beam_example(), "")], "test_beam_search", cases.fresh_beam,
+                     lambda i: f"{len(i['table'])} tokens, {i['beam_width']} beams, {i['n_new']} steps"),
+        reference=lambda i: [np.array(ref.beam_search(mistakes.bigram(i), i["prompt"], int(i["n_new"]),
+                                                      int(i["beam_width"]), int(i["end"]), norm), dtype=float)
+                             for norm in (False, True)],
+        outputs=("without length normalisation", "with length normalisation"),
+        operations=(),
+        mistakes=mistakes.BEAM,
+        exact_shape=True,
+    ),
     "test_decode_step": Probe(
         what="decode_step",
         program=KV_PROGRAM,
@@ -188,6 +204,14 @@ def _filters():
             "top_p_true": PROBES["test_top_p"].reference(p), "top_p_mistakes": _differing(PROBES["test_top_p"], p)}
 
 
+def _beam():
+    i = cases.beam_example()
+    probe = PROBES["test_beam_search"]
+    true = probe.reference(i)
+    return {"end_word": cases.END_WORD, "beam_true": true,
+            "beam_mistakes": {m.said: m.compute(i) for m in probe.mistakes if not _same(m.compute(i), true)}}
+
+
 def _kv():
     i = cases.kv_example()
     return {"kv_tokens": np.asarray(i["tokens"]), "kv_logits_true": PROBES["test_decode_step"].reference(i)[0],
@@ -197,5 +221,6 @@ def _kv():
 VALUES = {
     "n11_decoders": _decoders,
     "n11_filters": _filters,
+    "n11_beam": _beam,
     "n11_kv": _kv,
 }

@@ -105,3 +105,37 @@ def logits_full(p, tokens, num_heads):
 def kv_cache_numbers(layers, T, B, H, d):
     """The numbers a KV cache holds: keys and values (2), for every layer, sequence, position and head."""
     return 2 * layers * B * T * H * d
+
+
+# ---------------------------------------------------------------- beam search
+
+def log_softmax(x):
+    """log(softmax(x)) over the last axis, computed without the softmax: x - max - log(sum(exp(x - max)))."""
+    x = np.asarray(x, dtype=np.float64)
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+    """The best sequence a beam search of beam_width beams finds in n_new steps, scored by the sum of the
+    new tokens' log-probabilities (divided by their number when length_norm). A beam that has produced `end`
+    is finished: it is carried over as it is. Each step ranks every candidate (the finished beams, then each
+    unfinished beam extended by every token, beams in order and tokens in id order) by its sum, largest first,
+    equal sums in that order (a stable sort), and keeps the first beam_width."""
+    prompt = [int(t) for t in prompt]
+    beams = [(prompt, 0.0)]
+    for _ in range(n_new):
+        candidates = []
+        for ids, score in beams:
+            if len(ids) > len(prompt) and ids[-1] == end:
+                candidates.append((ids, score))  # finished
+                continue
+            log_probs = log_softmax(next_logits(ids))  # (V,)
+            candidates += [(ids + [token], score + log_probs[token]) for token in range(len(log_probs))]
+        order = np.argsort([-score for _, score in candidates], kind="stable")
+        beams = [candidates[k] for k in order[:beam_width]]
+    if length_norm:
+        final = [score / (len(ids) - len(prompt)) for ids, score in beams]
+    else:
+        final = [score for _, score in beams]
+    return beams[int(np.argmax(final))][0]
