@@ -235,8 +235,9 @@ def beam_pair(i, **changed):
 
 BEAM = [
     Mistake("probabilities multiplied",
-            "a product of many probabilities underflows to 0 (100 tokens of probability 0.001 make 1e-300), and a "
-            "product divided by the length is no per-token average: add the log-probabilities",
+            "a product of many probabilities underflows (110 tokens of probability 0.001 make 1e-330, which "
+            "float64 rounds to 0), and a product divided by the length is no per-token average: add the "
+            "log-probabilities",
             lambda i: beam_pair(i, product=True)),
     Mistake("the beams not sorted by score",
             "keep the beam_width candidates with the largest sums, not the first ones made: sort every step's "
