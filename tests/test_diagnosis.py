@@ -178,6 +178,7 @@ WRONG = {
 
 
 A07, A08, A09 = "07_attention_backprop", "08_transformer_block", "09_tiny_transformer"
+A11 = "11_decoding"
 
 # The first wrong step (issue 26): for every part that declares its steps, a mistake no catalogue names, and
 # the step the verdict must say is the first wrong one, whatever it finds of the student's array there.
@@ -284,6 +285,12 @@ STEPPED = {
         ("W = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))",
          "std = 1.0 / np.sqrt(fan_in)\n    W = rng.normal(std, size=(fan_in, fan_out))")]},
         step="but not the result"),
+    "top_k_probs: the logits halved": W(A11, "test_top_k", {"top_k_def": [
+        ("probs = softmax(logits)  # (V,)", "probs = softmax(logits / 2)  # (V,)")]},
+        step="probabilities (softmax(logits)) are not right"),
+    "top_p_probs: the logits doubled": W(A11, "test_top_p", {"top_p_def": [
+        ("probs = softmax(logits)  # (V,)", "probs = softmax(2 * logits)  # (V,)")]},
+        step="probabilities (softmax(logits)) are not right"),
 }
 WRONG.update(STEPPED)
 

@@ -3,7 +3,8 @@
 Understanding Deep Learning (Simon J.D. Prince, MIT Press, 2023), chapter 12,
 "Transformers". Equation, figure and notebook numbers are the ones the book's own
 notebooks use (udlbook/udlbook, Notebooks/Chap12: 12.1 cites section 12.2 and
-equations 12.2-12.9, 12.2 cites figure 12.6, 12.3 cites figure 12.8); section
+equations 12.2-12.9, 12.2 cites figure 12.6, 12.3 cites figure 12.8; 12.4 is
+"Decoding strategies", Notebooks/Chap12/12_4_Decoding_Strategies.ipynb); section
 numbers are the chapter's table of contents. Equations of multi-head attention and
 of the transformer layer, and problem numbers, are not cited: nothing here fixes
 them, so the notebooks name the section instead.
@@ -48,6 +49,7 @@ NOTEBOOKS = {
     "12.1": "Self Attention",
     "12.2": "Multihead Self-Attention",
     "12.3": "Tokenization",
+    "12.4": "Decoding Strategies",
 }
 
 TABLES = {"section": SECTIONS, "equation": EQUATIONS, "figure": FIGURES, "notebook": NOTEBOOKS}

@@ -1,0 +1,160 @@
+"""Notebook 11's inputs: the notebook's examples (a bigram model counted from a few sentences, and a small
+random model of notebook 09's kind) and the fresh tables, logits and models drawn at grading time.
+"""
+import numpy as np
+
+from ..shared import tiny_transformer as tiny
+
+# The bigram model's sentences (written for this notebook); "." ends a sentence and starts the next.
+SENTENCES = [
+    "the cat sat on the mat .",
+    "the cat saw the dog .",
+    "the dog sat on the rug .",
+    "a dog ran to the cat .",
+    "the cat ran to a mat .",
+    "a cat sat on a dog .",
+]
+SMOOTHING = 0.1   # added to every count, so that no next word has probability 0
+
+
+def words():
+    """The vocabulary: the sentences' words, sorted."""
+    return sorted({w for s in SENTENCES for w in s.split()})
+
+
+def bigram_table():
+    """(V, V): logits[a, b] = log((count of "a b" + SMOOTHING) / (count of "a" followed by a word + V SMOOTHING)),
+    the sentences read as one text, each "." followed by the next sentence's first word."""
+    vocab = {w: n for n, w in enumerate(words())}
+    text = " ".join(SENTENCES).split()
+    counts = np.zeros((len(vocab), len(vocab)))
+    for a, b in zip(text[:-1], text[1:]):
+        counts[vocab[a], vocab[b]] += 1
+    counts += SMOOTHING
+    return np.log(counts / counts.sum(axis=1, keepdims=True))
+
+
+PROMPT = ["the"]
+GREEDY_NEW = 8
+SAMPLE_NEW, SAMPLE_SEED = 12, 0
+TEMPERATURES = (0.5, 2.0)
+TOP_K_WORD, TOP_K = "the", 3   # after "the": "cat" 4 times, "dog" twice, "mat" and "rug" once each: a tie at k = 3
+TOP_P_WORD, TOP_P = "the", 0.6
+
+
+def ids_of(text):
+    vocab = {w: n for n, w in enumerate(words())}
+    return [vocab[w] for w in text]
+
+
+def greedy_example():
+    return {"table": bigram_table(), "prompt": np.array(ids_of(PROMPT)), "n_new": GREEDY_NEW}
+
+
+def sample_examples():
+    return [{"table": bigram_table(), "prompt": np.array(ids_of(PROMPT)), "n_new": SAMPLE_NEW,
+             "temperature": t, "seed": SAMPLE_SEED} for t in TEMPERATURES]
+
+
+def top_k_example():
+    return {"logits": bigram_table()[ids_of([TOP_K_WORD])[0]], "k": TOP_K}
+
+
+def top_p_example():
+    return {"logits": bigram_table()[ids_of([TOP_P_WORD])[0]], "p": TOP_P}
+
+
+# The KV cache's example: a small model of notebook 09's kind, not trained, with every parameter drawn (biases
+# and LayerNorm gains too, so that every term shows), and two sequences of 8 tokens.
+KV_SIZES = dict(D=16, D_ff=32, T=10, num_heads=2, seed=11, length=8)
+
+
+def random_model(rng, D, D_ff, T, vocab):
+    """init_model's parameters, then its biases, LayerNorm gains and offsets drawn too."""
+    p = tiny.init_model(rng, D=D, D_ff=D_ff, T=T, vocab=vocab)
+    for name in ("b_q", "b_k", "b_v", "b_o", "b1", "b2", "beta1", "beta2", "beta_f", "b_out"):
+        p[name] = 0.3 * rng.normal(size=p[name].shape)
+    for name in ("gamma1", "gamma2", "gamma_f"):
+        p[name] = 1 + 0.3 * rng.normal(size=p[name].shape)
+    p["pos_emb"] = rng.normal(size=p["pos_emb"].shape)  # positions as strong as tokens: a shifted one shows
+    return p
+
+
+def kv_example():
+    s = KV_SIZES
+    rng = np.random.default_rng(s["seed"])
+    p = random_model(rng, s["D"], s["D_ff"], s["T"], tiny.VOCAB)
+    tokens = rng.integers(0, tiny.VOCAB, size=(2, s["length"]))
+    return {"names": list(p), "params": list(p.values()), "tokens": tokens, "num_heads": s["num_heads"]}
+
+
+# ---------------------------------------------------------------- fresh inputs
+
+def fresh_table(rng):
+    V = int(rng.integers(5, 10))
+    return 2.0 * rng.normal(size=(V, V))
+
+
+def fresh_greedy(rng):
+    table = fresh_table(rng)
+    prompt = rng.integers(0, len(table), size=int(rng.integers(1, 4)))
+    return {"table": table, "prompt": prompt, "n_new": int(rng.integers(5, 10))}
+
+
+def fresh_sample(rng):
+    i = fresh_greedy(rng)
+    i.update(n_new=int(rng.integers(10, 16)), temperature=float(rng.choice([0.4, 0.6, 1.6, 2.5])),
+             seed=int(rng.integers(0, 2**31)))
+    return i
+
+
+def fresh_top_k(rng):
+    """Logits with a tie across the k-th place: on multiples of 0.7, some equal."""
+    while True:
+        V = int(rng.integers(6, 13))
+        logits = 0.7 * rng.integers(-3, 4, size=V)
+        ordered = np.sort(logits)[::-1]
+        ties = [k for k in range(2, V) if ordered[k - 1] == ordered[k]]
+        if ties:
+            return {"logits": logits, "k": int(rng.choice(ties))}
+
+
+def fresh_top_p(rng):
+    """Logits and a p that no cumulative sum comes within 0.02 of, with a nucleus of 2 tokens or more."""
+    while True:
+        V = int(rng.integers(6, 13))
+        logits = 1.5 * rng.normal(size=V)
+        p = float(np.round(rng.uniform(0.5, 0.95), 3))
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        cumulative = np.cumsum(np.sort(probs)[::-1])
+        n = int(np.searchsorted(cumulative, p)) + 1
+        if np.min(np.abs(cumulative - p)) > 0.02 and 2 <= n < V:
+            return {"logits": logits, "p": p}
+
+
+def fresh_kv(rng):
+    D = int(rng.choice([8, 12, 16, 24]))
+    H = int(rng.choice([h for h in (2, 3, 4) if D % h == 0]))
+    T = int(rng.integers(5, 10))
+    vocab = int(rng.integers(7, 14))
+    p = random_model(rng, D, 2 * D, T + 2, vocab)
+    tokens = rng.integers(0, vocab, size=(2, T))
+    return {"names": list(p), "params": list(p.values()), "tokens": tokens, "num_heads": H}
+
+
+# Beam search on the bigram model: after "a", 4 beams, 5 steps, "." ends a sentence. Greedy, the sum and the
+# length-normalised sum give three different answers here.
+BEAM_PROMPT, BEAM_NEW, BEAM_WIDTH, END_WORD = ["a"], 5, 4, "."
+
+
+def beam_example():
+    return {"table": bigram_table(), "prompt": np.array(ids_of(BEAM_PROMPT)), "n_new": BEAM_NEW,
+            "beam_width": BEAM_WIDTH, "end": ids_of([END_WORD])[0]}
+
+
+def fresh_beam(rng):
+    """A table whose token 0 ends a sequence, a prompt of one other token, 2 to 4 beams, 4 to 7 steps."""
+    table = fresh_table(rng)
+    return {"table": table, "prompt": rng.integers(1, len(table), size=1), "n_new": int(rng.integers(4, 8)),
+            "beam_width": int(rng.integers(2, 5)), "end": 0}
