@@ -19,6 +19,7 @@ from tests.students import Student
 from tests.students.nb02 import A02, STUDENTS as STUDENTS_02
 from tests.students.nb07 import A07, FINITE_DIFFERENCES, STUDENTS as STUDENTS_07
 from tests.students.nb09 import A09, FULL_09
+from tests.students.nb11 import A11, FULL_11
 
 from . import (A01, CANARY, FULL_01, MANUAL, RELEASE, SOLUTIONS, WRONG_01, ZERO_01, Entry, append, cell,
                cell_index, duplicate, fill, insert_after, insert_before, key_notebook, notebook_path,
@@ -872,6 +873,19 @@ def _lateness(name, about, stamp, saved, late):
                  late=late, plain="compare.py sets up notebook 01 only")
 
 
+# notebook 11: a "cache" that recomputes every step from the tokens it remembers, keyed by the cache it returned
+RECOMPUTING_STEP = """\
+_prefixes = {}
+
+def decode_step(params, token, K_cache, V_cache, num_heads):
+  ids = _prefixes.get((K_cache.shape, K_cache.tobytes()), []) + [int(token)]
+  logits, _ = model_forward(params, np.array([ids]), num_heads)  # the whole prefix again
+  K = np.concatenate([K_cache, np.full(K_cache.shape[:1] + (1,) + K_cache.shape[2:], len(_prefixes) + 1.0)], axis=1)
+  _prefixes[(K.shape, K.tobytes())] = ids
+  return logits[0, -1], K, K.copy()
+"""
+
+
 def _e(name, about, write, expected, **kw):
     return Entry(name=name, about=about, write=write, expected=expected, **kw)
 
@@ -1066,6 +1080,11 @@ ENTRIES = [
        writes(lambda ctx: set_source(_release_09(), "train_step_def",
                                      fill(PASTED_IN_TRAIN_STEP, ctx, MODEL=_pasted_model())), A09),
        {part: 0 for part in FULL_09}, assignment=A09, reason_has="the last step your train_step took",
+       plain="compare.py sets up notebook 01 only"),
+    _e("rt_recomputing_cache", "notebook 11's answer key with a decode_step that ignores the cache it is given and "
+       "runs the full forward pass on the tokens it remembers (its logits are right wherever it made the cache itself)",
+       writes(lambda ctx: submission(Student(A11, FULL_11, cells={"decode_step_def": RECOMPUTING_STEP})), A11),
+       dict(FULL_11, test_decode_step=0), assignment=A11, reason_has="wrong on every input",
        plain="compare.py sets up notebook 01 only"),
     _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
        _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,

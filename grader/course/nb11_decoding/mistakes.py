@@ -179,7 +179,7 @@ def step_variant(append="once", position=0, mask=False):
 
 
 def _with(step):
-    return lambda i: ref.logits_with_cache(step, params_of(i), i["tokens"], int(i["num_heads"]))
+    return lambda i: ref.logits_with_cache(step, params_of(i), i["tokens"], int(i["num_heads"]), int(i["start"]))
 
 
 DECODE_STEP = [

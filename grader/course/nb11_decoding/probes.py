@@ -3,7 +3,8 @@
 The decoders are called with the case's model as the notebook writes one, next_logits = lambda ids:
 table[ids[-1]] (a bigram table), and report their ids as an array. The sampler gets a generator made from the
 case's seed. The KV cache's step is run as the notebook's logits_with_cache runs it: two sequences in turn, one
-token at a time, each step given only the new token and its sequence's cache.
+token at a time, each step given only the new token and its sequence's cache; on fresh inputs each sequence's
+first tokens are already cached, by the grader, so the step must read the cache it is given.
 """
 import numpy as np
 
@@ -78,13 +79,15 @@ def top_p_steps(i):
 
 # ---------------------------------------------------------------- probes
 
+# Each sequence starts from the cache the grader sends (empty on the notebook's example; on fresh inputs the
+# keys and values of its first `start` tokens, made by the course's decode_step): a step that recomputes the
+# prefix from tokens it remembers, instead of reading the cache it is given, never saw those tokens.
 KV_PROGRAM = """\
 params = {n: np.array(a, dtype=float) for n, a in zip(names, params)}
 H = int(num_heads)
-d = params["W_q"].shape[1] // H
-caches = [(np.zeros((H, 0, d)), np.zeros((H, 0, d))) for _ in range(len(tokens))]
+caches = [(np.array(K0[b], dtype=float), np.array(V0[b], dtype=float)) for b in range(len(tokens))]
 rows = [[] for _ in range(len(tokens))]
-for t in range(tokens.shape[1]):
+for t in range(int(start), tokens.shape[1]):
     for b in range(len(tokens)):
         logits, K, V = decode_step(params, int(tokens[b][t]), caches[b][0], caches[b][1], H)
         caches[b] = (K, V)
@@ -93,9 +96,19 @@ logits_all = np.array(rows, dtype=float)
 """
 
 
+def _with_prefix(i, rng):
+    """The inputs with `start` and each sequence's cache of its first `start` tokens (K0, V0): none on the
+    notebook's example (the step builds the whole cache, as logits_with_cache does there), 2 to T - 2 on a fresh one."""
+    T = np.shape(i["tokens"])[1]
+    start = 0 if rng is None else int(rng.integers(2, T - 1))
+    p, H = mistakes.params_of(i), int(i["num_heads"])
+    caches = [ref.prefix_cache(p, row[:start], H) for row in i["tokens"]]
+    return dict(i, start=start, K0=[K for K, _ in caches], V0=[V for _, V in caches])
+
+
 def _kv_about(i):
     return (f"D={np.shape(i['params'][i['names'].index('W_q')])[0]}, {i['num_heads']} heads, two sequences of "
-            f"{np.shape(i['tokens'])[1]} tokens")
+            f"{np.shape(i['tokens'])[1]} tokens, the first {i['start']} of each cached by the grader")
 
 
 PROBES = {
@@ -161,8 +174,9 @@ PROBES = {
         program=KV_PROGRAM,
         from_kernel=("decode_step",),
         outputs=("logits_all",),
-        cases=_cases(lambda: [(cases.kv_example(), "")], "test_decode_step", cases.fresh_kv, _kv_about),
-        reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))],
+        cases=_cases(lambda: [(_with_prefix(cases.kv_example(), None), "")], "test_decode_step",
+                     lambda rng: _with_prefix(cases.fresh_kv(rng), rng), _kv_about),
+        reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))[:, int(i["start"]):]],
         operations=("dot products", "bias"),
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
         precision=1e-10,
@@ -211,7 +225,7 @@ def _beam():
 
 
 def _kv():
-    i = cases.kv_example()
+    i = _with_prefix(cases.kv_example(), None)
     return {"kv_tokens": np.asarray(i["tokens"]), "kv_logits_true": PROBES["test_decode_step"].reference(i)[0],
             "kv_mistakes": _differing(PROBES["test_decode_step"], i)}
 

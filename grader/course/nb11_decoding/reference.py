@@ -82,19 +82,29 @@ def decode_step(p, token, K_cache, V_cache, num_heads):
     return hf @ p["W_out"] + p["b_out"], K, V
 
 
-def logits_with_cache(step, p, tokens, num_heads):
-    """(B, T, V): the logits step gives at every position of each sequence of tokens (B, T), the sequences fed
-    in turn, one token at a time, each with its own cache (starting empty, (H, 0, d))."""
+def logits_with_cache(step, p, tokens, num_heads, start=0):
+    """(B, T - start, V): the logits step gives at positions start .. T-1 of each sequence of tokens (B, T), the
+    sequences fed in turn, one token at a time, each with its own cache: empty, or, from position `start`, the
+    keys and values of its first `start` tokens as the course's decode_step makes them (a cache the step did
+    not make itself, so a step that looks its prefix up, rather than reading the cache, cannot pass)."""
     B, T = np.shape(tokens)
-    d = p["W_q"].shape[1] // num_heads
-    caches = [(np.zeros((num_heads, 0, d)), np.zeros((num_heads, 0, d))) for _ in range(B)]
-    out = np.zeros((B, T, p["W_out"].shape[1]))
-    for t in range(T):
+    caches = [prefix_cache(p, tokens[b][:start], num_heads) for b in range(B)]
+    out = np.zeros((B, T - start, p["W_out"].shape[1]))
+    for t in range(start, T):
         for b in range(B):  # the sequences in turn: each step is given its own sequence's cache only
             logits, K, V = step(p, int(tokens[b][t]), caches[b][0], caches[b][1], num_heads)
             caches[b] = (K, V)
-            out[b, t] = np.asarray(logits, dtype=np.float64).reshape(-1)
+            out[b, t - start] = np.asarray(logits, dtype=np.float64).reshape(-1)
     return out
+
+
+def prefix_cache(p, tokens, num_heads):
+    """(K, V), each (H, len(tokens), d): the cache of one sequence's tokens, made by the course's decode_step."""
+    d = p["W_q"].shape[1] // num_heads
+    K, V = np.zeros((num_heads, 0, d)), np.zeros((num_heads, 0, d))
+    for token in tokens:
+        _, K, V = decode_step(p, int(token), K, V, num_heads)
+    return K, V
 
 
 def logits_full(p, tokens, num_heads):
