@@ -102,12 +102,14 @@ def _describe_order(order, axis_name):
     return f"the {axis_name} are all there but in another order"
 
 
-OPERATIONS = ("dot products", "mask", "bias")  # what a likely cause may name; a part declares those it has
+# What a likely cause may name; a part declares those it has. "loop": a loop over positions, or a length
+# (a sampler's tokens after the prompt are all wrong once one is, and no loop bound is the cause there).
+OPERATIONS = ("dot products", "mask", "bias", "loop")
 
 
 class Finding(str):
     """A finding that guesses a cause: what the result shows, then the likely cause, which is only possible
-    in a part that has the operation `needs` (one of OPERATIONS). `shown` is what the result shows alone,
+    in a part that has the operation `needs` (one of OPERATIONS, or a tuple of them: any one will do). `shown` is what the result shows alone,
     said instead where the part has no such operation (Probe.operations): a true symptom, never a guess
     about code the part does not contain."""
 
@@ -119,7 +121,8 @@ class Finding(str):
 
 def said_for(text, operations):
     """`text` as a part with these operations may say it (None: the part declares none, so all may be said)."""
-    if isinstance(text, Finding) and operations is not None and text.needs not in operations:
+    needs = (text.needs,) if isinstance(text, Finding) and isinstance(text.needs, str) else getattr(text, "needs", ())
+    if isinstance(text, Finding) and operations is not None and not any(n in operations for n in needs):
         return text.shown
     return text
 
@@ -268,9 +271,10 @@ def same_shape(got, want, inputs=None, names=()):
         if wrong and telling:
             right = [i for i in range(n) if i not in wrong]
             if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
-                return (f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
-                        f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
-                        f"{'is' if len(wrong) == 1 else 'are'} wrong: a length, a mask or a loop bound that stops early?")
+                return Finding(f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
+                               f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
+                               f"{'is' if len(wrong) == 1 else 'are'} wrong",
+                               "a length, a mask or a loop bound that stops early?", ("loop", "mask"))
             return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
                     f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
     offset = g - w

@@ -125,7 +125,7 @@ class Probe:
     # and computed in float64 agrees to about 1e-15; central differences, at any step, reach 1e-11 at best.
     precision: float = 0.0
     precision_hint: str = ""
-    # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias"): a
+    # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias", "loop"): a
     # finding whose likely cause names another says what the result shows and no more. None: not declared.
     operations: tuple = None
     # The reference's named intermediate values on a case's inputs, in the order it computes them, the last

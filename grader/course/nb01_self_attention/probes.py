@@ -53,7 +53,7 @@ def _loop_inputs(i):
 PROBES = {
     "test_qkv_loop": Probe(
         what="queries, keys and values",
-        operations=("bias",),
+        operations=("bias", "loop"),
         axes=("tokens", "features"),
         cell="qkv_loop",
         outputs=("all_queries", "all_keys", "all_values"),
@@ -64,7 +64,7 @@ PROBES = {
     ),
     "test_softmax": Probe(
         what="softmax",
-        operations=(),
+        operations=("loop",),
         call="softmax(items_in)",
         cases=_softmax_cases,
         reference=lambda i: shared_ref.softmax(i["items_in"]),
@@ -76,7 +76,7 @@ PROBES = {
     ),
     "test_attention_loop": Probe(
         what="the loop of dot products and weighted sums",
-        operations=("dot products",),
+        operations=("dot products", "loop"),
         axes=("tokens", "features"), views=(views.WEIGHTS_LOOP,),
         cell="attention_loop",
         outputs=("all_x_prime",),

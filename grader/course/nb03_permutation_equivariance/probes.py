@@ -123,7 +123,7 @@ def _checker_marks(cases_, reasons):
 PROBES = {
     "test_position_encoding": Probe(
         what="position_encoding",
-        operations=(),
+        operations=("loop",),
         axes=("features", "positions"),
         call="position_encoding(D, N)",
         cases=_encoding_cases,

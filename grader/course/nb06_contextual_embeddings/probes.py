@@ -121,7 +121,7 @@ def _pca_cases(rng):
 PROBES = {
     "test_tokenize": Probe(
         what="tokenize",
-        operations=(),
+        operations=("loop",),
         axes=("words",),
         call=f"__import__('numpy').asarray(tokenize(sentence, {VOCAB}))",
         cases=_tokenize_cases,
