@@ -8,6 +8,7 @@ conversion in the kernel, and the notebook's checks do the same (its cell "how t
 import numpy as np
 
 from . import cases, mistakes, reference as ref
+from ..shared import cases as shared_cases
 from ...engine.protocol import Case, Probe, kernel_source
 
 N_FRESH = 3
@@ -15,22 +16,8 @@ NP = "__import__('numpy')"
 CORPUS = "{tuple(w): f for w, f in zip(words, freqs)}"  # a probe cannot pass a dict: the call builds it
 
 
-def _same(a, b):
-    """Equal results: arrays, or lists of arrays item by item."""
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a.shape == b.shape and bool(np.allclose(a, b))
-
-
-def _results(probe, inputs):
-    return [probe.reference(inputs)] + [m.compute(inputs) for m in probe.mistakes]
-
-
-def _every_mistake_shows(probe, inputs):
-    """Whether each catalogued mistake of `probe` gives a wrong result on these inputs."""
-    right, *wrong = _results(probe, inputs)
-    return not any(_same(right, w) for w in wrong)
+_same, _results, _every_mistake_shows = (shared_cases.same_result, shared_cases.results_of,
+                                         shared_cases.every_mistake_shows)
 
 
 def _told_apart(probe, inputs_list):

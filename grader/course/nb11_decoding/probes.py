@@ -9,6 +9,7 @@ first tokens are already cached, by the grader, so the step must read the cache 
 import numpy as np
 
 from . import cases, mistakes, reference as ref
+from ..shared import cases as shared_cases
 from ..shared.steps import _v
 from ...engine.protocol import Case, Probe, Step
 
@@ -17,20 +18,8 @@ NP = "__import__('numpy')"
 MODEL = "(lambda ids: table[ids[-1]])"
 
 
-def _same(a, b):
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return a.shape == b.shape and bool(np.allclose(a, b))
-
-
-def _results(probe, inputs):
-    return [probe.reference(inputs)] + [m.compute(inputs) for m in probe.mistakes]
-
-
-def _every_mistake_shows(probe, inputs):
-    right, *wrong = _results(probe, inputs)
-    return not any(_same(right, w) for w in wrong)
+_same, _results, _every_mistake_shows = (shared_cases.same_result, shared_cases.results_of,
+                                         shared_cases.every_mistake_shows)
 
 
 def _told_apart(probe, inputs):

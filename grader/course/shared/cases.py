@@ -56,3 +56,24 @@ def other_12_1():
 def only(inputs, names):
     """The entries of `inputs` that a probe passes on."""
     return {name: inputs[name] for name in names}
+
+
+# ---------------------------------------------------------------- drawing fresh cases that see every mistake
+
+def same_result(a, b):
+    """Equal results: arrays, or lists of arrays item by item (what a fresh draw compares)."""
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same_result, a, b))
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return a.shape == b.shape and bool(np.allclose(a, b))
+
+
+def results_of(probe, inputs):
+    """[the reference's result, then each catalogued mistake's] on these inputs."""
+    return [probe.reference(inputs)] + [m.compute(inputs) for m in probe.mistakes]
+
+
+def every_mistake_shows(probe, inputs):
+    """Whether each catalogued mistake of `probe` gives a wrong result on these inputs."""
+    right, *wrong = results_of(probe, inputs)
+    return not any(same_result(right, w) for w in wrong)
