@@ -104,7 +104,7 @@ STUDENTS = {
                "decode_step_def": [(WEIGHTS, "  K2, V2 = np.concatenate([K, k], axis=1), np.concatenate([V, v], axis=1)\n"
                                              "  weights = softmax(q @ K2.transpose(0, 2, 1) / np.sqrt(d))"),
                                    (HEADS, "  heads = (weights @ V2).reshape(D)")]},
-        diagnoses={"test_top_p": "renormalised over all tokens", "test_decode_step": "attends to itself twice"}),
+        diagnoses={"test_top_p": "renormalised over all tokens", "test_decode_step": "the new token attends to itself twice"}),
     "cache_never_grows": Student(
         A11, _11(test_decode_step=0),
         edits={"decode_step_def": [(RETURN_STEP, "  return logits, K_cache, V_cache")]},
