@@ -12,6 +12,8 @@ verdict says which steps are right and which is not, and, when one of the studen
 shape, what a structural finding (diagnose.same_shape) says of it against the right one. Every part of it
 is a fact about the student's arrays; nothing here scores.
 """
+import re
+
 import numpy as np
 
 from . import diagnose
@@ -61,7 +63,6 @@ def _in_order(found):
     """`found` without the matches that put a list's items out of order: when item k of a list (a head) equals
     one step and item k + 2 the next one of the list's steps, item k + 1 is not that step's "right" version,
     and saying "your head 2 is right" of the student's third head would be false of their code."""
-    import re
     out, groups = list(found), {}
     for j, f in enumerate(found):
         m = re.fullmatch(r"(.*)\[(\d+)\]", f[1]) if f else None
@@ -184,10 +185,7 @@ def _source_of_wrong_results(steps, right):
     result being right; said as those facts, and where to look (07's dK without its transpose: every
     result computed from dK is missing from the student's arrays, all the others are there)."""
     n = len(steps)
-    below = [set() for _ in range(n)]  # the steps computed from each, directly or not
-    for j in reversed(range(n)):  # a step is computed from earlier ones only: the later sets are whole
-        for d in _deps(steps, j):
-            below[d] |= {j} | below[j]
+    below = _below(steps)
     results = [k for k in range(n) if not below[k]]
     wrong = {k for k in results if not right[k]}
     if not wrong or len(wrong) == len(results):
@@ -206,6 +204,15 @@ def _source_of_wrong_results(steps, right):
         return f"{said} ({steps[i].formula}): no array of yours equals it."
     return (f"{said}, the ones computed from {_the(steps[i].name)} ({steps[i].formula}): no array of yours "
             "equals them. Check that step.")
+
+
+def _below(steps):
+    """For each step, the steps computed from it, directly or not."""
+    below = [set() for _ in steps]
+    for j in reversed(range(len(steps))):  # a step is computed from earlier ones only: the later sets are whole
+        for d in _deps(steps, j):
+            below[d] |= {j} | below[j]
+    return below
 
 
 def _returned_another(steps, values, result, expected):
@@ -245,7 +252,7 @@ WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is t
 # "token 1 is right, token 2 and every one after it are wrong": no tie either. Under a causal mask the first
 # position attends to itself alone, and many a wrong array agrees with a step there (07's dx holds the first
 # token's gradient through the values whether dK is right or not).
-_first_only = __import__("re").compile(r"\w+ 1 is right, \w+ 2 and every one after it")
+_first_only = re.compile(r"\w+ 1 is right, \w+ 2 and every one after it")
 
 
 def _telling(steps, inputs=None):
@@ -340,10 +347,7 @@ def _knowns(i, steps, values, inputs):
     for name, value in (inputs or {}).items():
         if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.size >= 2:
             yield f"the input `{name}`", np.asarray(value, dtype=np.float64)
-    after = {i}  # step i and the steps computed from it: not what an attempt at it is made of
-    for j in range(i + 1, len(steps)):
-        if any(d in after for d in _deps(steps, j)):
-            after.add(j)
+    after = {i} | _below(steps)[i]  # step i and the steps computed from it: not what an attempt at it is made of
     for j, (step, value) in enumerate(zip(steps, values)):
         if j not in after:
             yield f"{_the(step.name)} ({step.formula})", value

@@ -96,8 +96,7 @@ def softmax_cols(data_in):
                  ("rows", "columns"), ("exponentials", "column sums"))]
 
 
-def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q=0.0, b_k=0.0, b_v=0.0, b_o=0.0,
-                   mask_step=True):
+def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q=0.0, b_k=0.0, b_v=0.0, b_o=0.0):
     """Multi-head attention in the row convention (d2l 11.5; notebooks 05, 06, 08): the projections, the
     heads split, the scaled scores, the (masked) weights, each head's output, the heads merged, the output."""
     q, k, v = (np.asarray(a, dtype=np.float64) for a in (queries, keys, values))
