@@ -366,6 +366,8 @@ def test_a_mistake_is_named_only_when_it_explains_every_case():
     (lambda w: np.hstack([w[:, :2], w[:, 2:] + 1]), "column 3 and every one after it are wrong"),
     (lambda w: w + np.arange(1.0, 5.0)[:, None], "off by the same amount"),
     (lambda w: np.zeros_like(w), "all zeros"),
+    (lambda w: np.vstack([np.zeros((1, 4)), w[1:]]), "row 1 of 4 is 0 everywhere, where the right answer is not"),
+    (lambda w: np.hstack([w[:, :3], np.zeros((4, 1))]), "column 4 of 4 is 0 everywhere"),
     (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
 ])
 def test_structural_findings_say_what_is_wrong(make, words):
@@ -373,6 +375,16 @@ def test_structural_findings_say_what_is_wrong(make, words):
     w = np.random.default_rng(3).normal(size=(4, 4))
     text = diagnose.same_shape(make(w), w, {"X": np.zeros((4, 4))})
     assert text and words in text, text
+
+
+def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
+    """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
+    from grader.engine import diagnose
+    w = np.random.default_rng(5).normal(size=(3, 5))
+    params = [np.zeros((2, 2))] * 7
+    assert "(7 is len(params): something done once per item" in diagnose.same_shape(7 * w, w, {"params": params, "X": w})
+    assert "(5 is X.shape[1]: a scale applied twice" in diagnose.same_shape(5 * w, w, {"X": w})
+    assert "(3 is a size of this input" in diagnose.same_shape(3 * w, w, {"X": w, "Y": np.zeros(3)})
 
 
 def test_weights_normalised_along_the_wrong_axis_are_found():

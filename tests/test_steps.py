@@ -145,7 +145,7 @@ def test_a_count_is_told_its_first_wrong_part():
         ["attention's", "MLP's", "result"]  # 4 D = 32 = D_ff: said by no array of the student's
     per_head = _said(steps, [("f", "D", np.array(8.0)), ("f", "attention", np.array(288.0)), ("f", "mlp", np.array(276.0))],
                      inputs, np.array(596.0))
-    assert "your `mlp` is 1/2 of the right one (2 is a size of this input)" in per_head, per_head
+    assert "your `mlp` is 1/2 of the right one (2 is the input H)" in per_head, per_head
     short = _said(steps, [("f", "attention", np.array(288.0)), ("f", "", np.array(872.0 - 288.0))], inputs,
                   np.array(872.0 - 288.0))
     assert "the right result minus the attention's (4 D^2 + 4 D)" in short, short

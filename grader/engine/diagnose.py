@@ -44,30 +44,51 @@ def _named(plural, indices):
     return f"{_singular(plural) if len(indices) == 1 else plural} {_numbers(indices)}"
 
 
-def _sizes(inputs):
-    """The sizes an input of this case has (each axis length), for naming a factor."""
-    sizes = set()
-    for value in (inputs or {}).values():
+def _size_origins(inputs):
+    """{size: where the inputs have it}: each axis length of an array input ("X.shape[1]"), each list's
+    length ("len(params)") and each whole number given, for naming a factor."""
+    origins = {}
+    for name, value in (inputs or {}).items():
         if isinstance(value, (list, tuple)):
-            sizes.add(len(value))
+            origins.setdefault(len(value), []).append(f"len({name})")
             value = value[0] if value and not isinstance(value[0], str) else None
-        if value is None or isinstance(value, str):
+            name = ""  # an item's axes: a size, but no name the student's code has
+        if value is None or isinstance(value, (str, dict)):
             continue
         shape = np.shape(value)
-        sizes.update(int(n) for n in shape if n > 1)
+        for axis, n in enumerate(shape):
+            if n > 1:
+                origins.setdefault(int(n), []).append(f"{name}.shape[{axis}]" if name else "a size of its items")
         if shape == () and float(value) == int(float(value)) and 1 < float(value) < 1000:
-            sizes.add(int(float(value)))
-    return sizes
+            origins.setdefault(int(float(value)), []).append(f"the input {name}")
+    return origins
 
 
-def _factor_words(c, sizes):
+def _sizes(inputs):
+    """The sizes an input of this case has (each axis length), for naming a factor."""
+    return set(_size_origins(inputs))
+
+
+def size_words(size, inputs):
+    """ "22 is len(params)" when the inputs have that size in one named place only; when several have it, saying
+    one would be a guess: "4 is a size of this input"."""
+    where = _size_origins(inputs).get(size, [])
+    named = len(where) == 1 and where[0] != "a size of its items"
+    return f"{size} is {where[0]}" if named else f"{size} is a size of this input"
+
+
+def _factor_words(c, inputs):
     """Why a result may be c times the right one, when c is a size or its square root."""
-    for size in sorted(sizes):
+    for size in sorted(_sizes(inputs)):
         for value, words in ((math.sqrt(size), f"sqrt({size})"), (float(size), f"{size}"),
                              (1 / math.sqrt(size), f"1/sqrt({size})"), (1 / size, f"1/{size}")):
             if abs(c - value) <= 1e-6 * max(1.0, abs(value)):
-                said = f"{size} is" if words == f"{size}" else f"{c:.4g} = {words}, and {size} is"
-                return f" ({said} a size of this input: a scale applied twice, or by the wrong size?)"
+                said = size_words(size, inputs)
+                if words != f"{size}":
+                    said = f"{c:.4g} = {words}, and {said}"
+                if words == f"{size}" and said.startswith(f"{size} is len("):
+                    return f" ({said}: something done once per item, where it is due once?)"
+                return f" ({said}: a scale applied twice, or by the wrong size?)"
     for k in range(2, 65):
         if abs(c - math.sqrt(k)) < 1e-9 * k or abs(1 / c - math.sqrt(k)) < 1e-9 * k:
             return f" ({c:.4g} = {'sqrt' if c > 1 else '1/sqrt'}({k}): a scale applied twice, or a missing one?)"
@@ -228,7 +249,7 @@ def same_shape(got, want, inputs=None, names=()):
             if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
                 return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
                         "is each divided by the right sum (the sum of the exponentials)?")
-            return f"every entry is {c:.4g} times the right one{_factor_words(c, _sizes(inputs))}"
+            return f"every entry is {c:.4g} times the right one{_factor_words(c, inputs)}"
     for axis in range(g.ndim):
         if g.shape[axis] > 1:
             order = _as_permutation(g, w, axis)
@@ -270,6 +291,12 @@ def same_shape(got, want, inputs=None, names=()):
         telling = [i for i in range(n) if i not in wrong and np.max(np.abs(w.take(i, axis)), initial=0) > course().ATOL]
         if wrong and telling:
             right = [i for i in range(n) if i not in wrong]
+            if all(not np.any(g.take(i, axis)) for i in wrong):
+                # Zero where the right answer is not: a slice never written (a loop that skips it, an array
+                # left as np.zeros made it). The zeros are the fact; the question is the one cause that gives them.
+                return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} 0 everywhere, "
+                        f"where the right answer is not, and {_numbers(right)} {'is' if len(right) == 1 else 'are'} "
+                        f"right: {'is it' if len(wrong) == 1 else 'are they'} ever written?")
             if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
                 return Finding(f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
                                f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "

@@ -399,7 +399,7 @@ def _scaled(g, want, inputs):
     c = float(g.ravel()[0]) / float(want.ravel()[0])
     for n in sorted(diagnose._sizes(inputs)):
         if abs(c - n) < 1e-9 * n:
-            return f"it is {n} times the right one ({n} is a size of this input)"
+            return f"it is {n} times the right one ({diagnose.size_words(n, inputs)})"
         if abs(c * n - 1) < 1e-9:
-            return f"it is 1/{n} of the right one ({n} is a size of this input)"
+            return f"it is 1/{n} of the right one ({diagnose.size_words(n, inputs)})"
     return None
