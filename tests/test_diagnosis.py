@@ -285,6 +285,9 @@ STEPPED = {
         ("W = rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))",
          "std = 1.0 / np.sqrt(fan_in)\n    W = rng.normal(std, size=(fan_in, fan_out))")]},
         step="but not the result"),
+    "init_weight: drawn around 1": W(A05, "test_init_weight", {"init_weight_def": [
+        ("rng.normal(0.0, ", "rng.normal(1.0, ")]},
+        step="draws with mean 1 and standard deviation"),
     "top_k_probs: the logits halved": W(A11, "test_top_k", {"top_k_def": [
         ("probs = softmax(logits)  # (V,)", "probs = softmax(logits / 2)  # (V,)")]},
         step="probabilities (softmax(logits)) are not right"),

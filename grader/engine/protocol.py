@@ -925,23 +925,32 @@ def _case_finding(probe, case, value, why):
             g, w = np.squeeze(g), np.squeeze(w)
         text = diagnose.other_shape(g, w, case.inputs, probe.axes)
         return label + text if not text.startswith("shape ") or "where" in text else None
-    text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
-    if text is None and single:
-        text = _seen_through_views(probe, case.inputs, value, want)
+    seen = _views(probe, case.inputs, value, want) if single else []
+    # A view that reads the whole answer at once (the draws it is made of) says more than any pattern in it.
+    text = next((g for _, g, _, _ in seen if isinstance(g, str)), None)
+    if text is None:
+        text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
+    if text is None:
+        text = _seen_through_views(probe, case.inputs, seen)
     return label + text if text else None
 
 
-def _seen_through_views(probe, inputs, value, want):
-    """A finding on a view of the result (its heads before the output projection, its weights), or None."""
-    from . import diagnose
+def _views(probe, inputs, value, want):
+    """[(words, the result's view, the right result's view, axes)] for the probe's views that apply."""
+    out = []
     for words, view, axes in probe.views:
         try:
-            g, w = view(inputs, value), view(inputs, want)
+            out.append((words, view(inputs, value), view(inputs, want), axes))
         except (ValueError, TypeError, IndexError, KeyError, np.linalg.LinAlgError):
             continue
-        if isinstance(g, str):
-            return g
-        if g is None or w is None or np.shape(g) != np.shape(w):
+    return out
+
+
+def _seen_through_views(probe, inputs, seen):
+    """A finding on a view of the result (its heads before the output projection, its weights), or None."""
+    from . import diagnose
+    for words, g, w, axes in seen:
+        if g is None or w is None or isinstance(g, str) or np.shape(g) != np.shape(w):
             continue
         text = diagnose.said_for(diagnose.same_shape(g, w, inputs, axes), probe.operations)
         if text:

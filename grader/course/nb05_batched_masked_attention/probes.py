@@ -1,7 +1,7 @@
 """Notebook 05, batched masked multi-head attention (row convention, d2l 11.3-11.5): probes and check values."""
 import numpy as np
 
-from . import cases, mistakes, reference as ref
+from . import cases, mistakes, reference as ref, views
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
 from ...engine.protocol import Case, Probe, Step, kernel_source
 
@@ -216,6 +216,7 @@ PROBES = {
         call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
         steps=_init_steps,
+        views=(("seen as draws", views.init_draws, ()),),
         reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
         mistakes=mistakes.INIT_05,
     ),
