@@ -288,6 +288,10 @@ STEPPED = {
     "init_weight: drawn around 1": W(A05, "test_init_weight", {"init_weight_def": [
         ("rng.normal(0.0, ", "rng.normal(1.0, ")]},
         step="draws with mean 1 and standard deviation"),
+    "layer_norm: statistics over the batch and the features": W(A08, "test_layer_norm", {"layer_norm_def": [
+        ("np.mean(x, axis=-1, keepdims=True)", "np.mean(x, axis=(0, 2), keepdims=True)"),
+        ("np.var(x, axis=-1, keepdims=True)", "np.var(x, axis=(0, 2), keepdims=True)")]},
+        step="your `mean` is the mean over the items and features, where the mean over the features alone is due"),
     "top_k_probs: the logits halved": W(A11, "test_top_k", {"top_k_def": [
         ("probs = softmax(logits)  # (V,)", "probs = softmax(logits / 2)  # (V,)")]},
         step="probabilities (softmax(logits)) are not right"),

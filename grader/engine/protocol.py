@@ -74,6 +74,10 @@ class Step:
     # Whether any change of it changes the result: a softmax's shift does not (that is why it may be made),
     # so it cannot be seen there, and the property test of tests/test_steps.py leaves it out.
     moves_result: bool = True
+    # A step that reduces an input over some of its axes (a LayerNorm's mean, a softmax's column maxima):
+    # (the input's name, the reduction in words, the numpy function, the axes it reduces). An array of the
+    # student's that is the same reduction over other axes is then said to be that.
+    reduces: tuple = None
 
 
 @dataclass

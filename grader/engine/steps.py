@@ -12,6 +12,7 @@ verdict says which steps are right and which is not, and, when one of the studen
 shape, what a structural finding (diagnose.same_shape) says of it against the right one. Every part of it
 is a fact about the student's arrays; nothing here scores.
 """
+import itertools
 import re
 
 import numpy as np
@@ -304,6 +305,10 @@ def _attempts(steps, values, trace, inputs, returned):
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result:
                 continue
+            other = _reduced_over_other_axes(a, step, inputs)
+            if other:
+                ties[i] = Related(f"{_yours(where, name)} is {other}")
+                continue
             g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
                 continue
@@ -325,6 +330,32 @@ def _attempts(steps, values, trace, inputs, returned):
             i = max(ties)
             tied[i] = ties[i]
     return tied
+
+
+def _reduced_over_other_axes(a, step, inputs):
+    """ "the mean over the tokens and features, where the mean over the features alone is due", when the
+    student's array is the step's reduction of the same input over other axes; else None."""
+    if not step.reduces:
+        return None
+    name, words, reduce, right = step.reduces
+    x = (inputs or {}).get(name)
+    if not isinstance(x, np.ndarray) or x.ndim < 2 or not np.all(np.isfinite(a)):
+        return None
+    right = tuple(sorted(k % x.ndim for k in right))
+    names = step.axes if len(step.axes) == x.ndim else tuple(f"axis {k}" for k in range(x.ndim))
+
+    def over(axes):
+        return _listing([names[k] for k in axes])
+    for k in range(1, x.ndim + 1):
+        for axes in itertools.combinations(range(x.ndim), k):
+            if axes == right:
+                continue
+            for keepdims in (True, False):
+                r = reduce(x, axis=axes, keepdims=keepdims)
+                if r.shape == a.shape and bool(course().same(a, r)):
+                    return (f"the {words} over the {over(axes)}, where the {words} over the {over(right)}"
+                            f"{' alone' if len(right) == 1 else ''} is due")
+    return None
 
 
 def _few(value):

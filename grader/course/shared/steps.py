@@ -88,7 +88,8 @@ def softmax_cols(data_in):
     shifted = _v("shifted scores", x - top)
     e = _v("exponentials", np.exp(shifted))  # (N, M)
     sums = _v("column sums", e.sum(axis=0, keepdims=True))
-    return [Step("column maxima", "np.max(data_in, axis=0)", top, ("rows", "columns"), (), moves_result=False),
+    return [Step("column maxima", "np.max(data_in, axis=0)", top, ("rows", "columns"), (), moves_result=False,
+                 reduces=("data_in", "maximum", np.max, (0,))),
             Step("shifted scores", "data_in minus its column's maximum", shifted, ("rows", "columns")),
             Step("exponentials", "np.exp of the shifted scores", e, ("rows", "columns")),
             Step("column sums", "the exponentials summed down each column", sums, ("rows", "columns")),
@@ -160,9 +161,11 @@ def layer_norm(x, gamma, beta, eps):
     var = _v("variance", x.var(axis=-1, keepdims=True))  # (B, T, 1)
     x_hat = _v("normalised features x_hat", centred / np.sqrt(var + eps))  # (B, T, D)
     axes = ("items", "tokens", "features")
-    return [Step("mean", "each token's mean over its features", mean, axes, ()),
+    # The input is the part's `x` (the probe's case holds it under that name)
+    return [Step("mean", "each token's mean over its features", mean, axes, (), reduces=("x", "mean", np.mean, (-1,))),
             Step("centred features", "x minus its token's mean", centred, axes, ("mean",)),
-            Step("variance", "each token's mean squared deviation (divided by D, not D - 1)", var, axes, ()),
+            Step("variance", "each token's mean squared deviation (divided by D, not D - 1)", var, axes, (),
+                 reduces=("x", "variance", np.var, (-1,))),
             Step("normalised features x_hat", "(x - mean) / np.sqrt(variance + eps)", x_hat, axes,
                  ("centred features", "variance")),
             Step("result", "gamma * x_hat + beta", gamma * x_hat + beta, axes, ("normalised features x_hat",))]
