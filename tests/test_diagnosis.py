@@ -292,6 +292,29 @@ STEPPED = {
         ("np.mean(x, axis=-1, keepdims=True)", "np.mean(x, axis=(0, 2), keepdims=True)"),
         ("np.var(x, axis=-1, keepdims=True)", "np.var(x, axis=(0, 2), keepdims=True)")]},
         step="your `mean` is the mean over the items and features, where the mean over the features alone is due"),
+    "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
+        ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
+        step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),
+    "MultiHeadAttention: the values projected from the keys": W(A05, "test_mha", {"mha_class": [
+        ("transpose_qkv(values @ self.W_v", "transpose_qkv(keys @ self.W_v")]},
+        step="is the projected values made with the input `keys` in place of `values`"),
+    "qkv_loop: the key weights transposed": W(A01, "test_qkv_loop", {"qkv_loop": [
+        ("key = omega_k @ x + beta_k", "key = omega_k.T @ x + beta_k")]},
+        step="your `all_keys` is the keys made with `omega_k.T` in place of `omega_k`"),
+    "SelfAttention: the keys left unprojected": W(A06, "test_self_attention", {"self_attention_class": [
+        ("K = embeddings @ self.k_proj  # (B, T, D)", "K = embeddings  # (B, T, D)")]},
+        step="your `K` is the keys split into heads made with the input `X` in place of the projected keys"),
+    "pre-norm block: the second LayerNorm skipped": W(A08, "test_transformer_block", {"block_def": [
+        ('out = h + mlp(layer_norm(h, params["gamma2"], params["beta2"]), params["W1"]', 'out = h + mlp(h, params["W1"]')]},
+        step="is the MLP output made with the first residual sum (x + the attention output) in place of the second "
+             "LayerNorm's output"),
+    "loop over heads: the keys sliced at the head's index": W(A05, "test_loop_heads", {"loop_heads": [
+        ("k_head = k[:, i * split_dim:(i + 1) * split_dim]", "k_head = k[:, i:i + split_dim]")]},
+        step="your `k_head` is features 4 to 5 of the input `k`, where features 7 to 8 are due"),
+    "train_step: the loss's gradient doubled": W(A09, "test_train_step", {"train_step_def": [
+        ("grads = model_backward(dlogits, cache)", "grads = model_backward(2 * dlogits, cache)")]},
+        step="but not grads[\"tok_emb\"] (model_backward(dlogits, cache)[\"tok_emb\"]): in your `grads['tok_emb']`, "
+             "every entry is 2 times the right one"),
     "top_k_probs: the logits halved": W(A11, "test_top_k", {"top_k_def": [
         ("probs = softmax(logits)  # (V,)", "probs = softmax(logits / 2)  # (V,)")]},
         step="probabilities (softmax(logits)) are not right"),

@@ -640,3 +640,14 @@ def scaled_dot_product_self_attention(X, omega_v, omega_q, omega_k, beta_v, beta
     for r, c in zip(results, cases):
         r["trace"] = forged(c)
     assert "course_secret" in verdict(probe, cases, outputs, 3).message
+
+
+def test_a_fixed_size_is_suspected_only_from_two_right_inputs_of_different_sizes():
+    """Right on one smaller input may be chance (keys equal to the queries); right on two smaller ones of
+    different sizes, and wrong on every larger one, points at a size that stays fixed."""
+    from grader.engine.protocol import _sizes_finding
+    cases = [Case("fresh", {}, about=f"N={n}") for n in (2, 3, 5, 6)]
+    got = [np.zeros(n) for n in (2, 3, 5, 6)]
+    assert "Right on the smaller inputs" in _sizes_finding(cases, got, [None, None, "wrong", "wrong"])
+    assert _sizes_finding(cases, got, [None, "wrong", "wrong", "wrong"]) is None
+    assert _sizes_finding(cases, got, [None, None, "wrong", None]) is None

@@ -27,8 +27,11 @@ from .courseware import course  # course().same: one meaning of "matches", in no
 MAX_ELEMENTS = 1_000_000           # a result larger than this is not an answer to any part of this course
 MAX_DEPTH = 8                      # lists nested deeper than this are no answer either
 # The student's intermediate arrays a probe sends back for a part that declares its steps (Probe.steps):
-# at most this many, of at most TRACE_SIZE entries each and TRACE_BYTES in all, for each case.
+# at most this many, of at most TRACE_SIZE entries each and TRACE_BYTES in all, for each case, from the
+# functions the part's function calls, and TRACE_OWN more (TRACE_BYTES again) from that function itself.
 TRACE_COUNT, TRACE_SIZE, TRACE_BYTES = 64, 20_000, 1_000_000
+TRACE_OWN = 192  # the count for the function the probe calls: 09's train_step holds 22 parameters, their
+# gradients and Adam's two moments
 NUMERIC_KINDS = "biuf"
 
 
@@ -78,6 +81,12 @@ class Step:
     # (the input's name, the reduction in words, the numpy function, the axes it reduces). An array of the
     # student's that is the same reduction over other axes is then said to be that.
     reduces: tuple = None
+    # Whether this step being right shows that the steps it is computed from are: not when it hides a change of
+    # them (a square hides a sign; Adam's step from zero moments hides a scale of the gradient).
+    shows_uses: bool = True
+    # A step that is a slice of an input (a head's features): (the input's name, the axis). An array of the
+    # student's that is another slice of that input, as long, is then said to be that one.
+    slices: tuple = None
 
 
 @dataclass
@@ -231,9 +240,13 @@ def __course_probe(request):
         cell's names), copied as each of its frames returns, at most %(count)d and %(bytes)d bytes (and as
         many single numbers when the part's steps are counts): for the words of the verdict only (the
         grader finds the first step that is not right)."""
-        kept, seen, room, counts = [], {}, [%(bytes)d], {True: 0, False: 0}  # {a single number?: how many kept}
+        # The function the probe calls (or the cell) has a budget of its own, so that the notebook's given
+        # functions it calls (09's model) cannot fill the trace before its own arrays are kept
+        kept, seen = [], {}
+        room = {True: %(bytes)d, False: %(bytes)d}  # {the called function's own?: bytes left}
+        counts = {(n, top): 0 for n in (True, False) for top in (True, False)}  # {(a single number?, own?): kept}
 
-        def keep(where, name, value, depth=0):
+        def keep(where, name, value, depth=0, top=False):
             if request["trace"] == "numbers" and isinstance(value, (int, float, numpy.integer, numpy.floating)) \
                     and not isinstance(value, bool):  # a count's parts, kept apart from the arrays
                 value = numpy.array(value, dtype=float)
@@ -241,27 +254,28 @@ def __course_probe(request):
                 return
             if isinstance(value, (list, tuple)) and depth == 0:  # a list of heads, say
                 for k, item in enumerate(value[:16]):
-                    keep(where, f"{name}[{k}]" if name else "", item, 1)
+                    keep(where, f"{name}[{k}]" if name else "", item, 1, top)
                 try:  # and the list as one array (a loop's columns as a matrix), when it is one
                     if 1 < len(value) <= %(size)d and all(isinstance(v, (numpy.ndarray, float, int)) for v in value):
-                        keep(where, name + "[:]" if name else "", numpy.array(value, dtype=float), 1)
+                        keep(where, name + "[:]" if name else "", numpy.array(value, dtype=float), 1, top)
                 except (ValueError, TypeError):
                     pass
                 return
-            if isinstance(value, dict) and depth == 0:  # gradients by name
-                for k, item in list(value.items())[:16]:
-                    keep(where, f"{name}[{k!r}]"[:40] if name else "", item, 1)
+            if isinstance(value, dict) and depth <= 1:  # gradients by name (a model's: 22), Adam's moments in a state
+                for k, item in list(value.items())[:32]:
+                    keep(where, f"{name}[{k!r}]"[:60] if name else "", item, depth + 1, top)
                 return
             if not isinstance(value, numpy.ndarray) or value.dtype.kind not in "biuf" \
-                    or value.size > %(size)d or counts[value.ndim == 0] >= %(count)d or value.nbytes > room[0]:
+                    or value.size > %(size)d or counts[(value.ndim == 0, top)] >= (%(own)d if top else %(count)d) \
+                    or value.nbytes > room[top]:
                 return
             key = (value.dtype.str, value.shape, hash(value.tobytes()))
             if key in seen:  # the same numbers again: keep the first, by the first name the student gave them
                 if name and not seen[key]["name"]:
                     seen[key].update(where=where, name=name)
                 return
-            room[0] -= value.nbytes
-            counts[value.ndim == 0] += 1
+            room[top] -= value.nbytes
+            counts[(value.ndim == 0, top)] += 1
             seen[key] = {"where": where, "name": name, "value": encode(value)}
             kept.append(seen[key])
 
@@ -270,10 +284,13 @@ def __course_probe(request):
                     and frame.f_code.co_filename != own:
                 try:  # the trace is for the words only: nothing in it may change what the code computes
                     where = frame.f_code.co_name
+                    back = frame.f_back  # called by the probe (or its expression): the part's own function
+                    top = back is None or back.f_code.co_filename == own or \
+                        (back.f_globals is not kernel and back.f_globals is not space)
                     for name, value in list(frame.f_locals.items()):  # at a call: the arguments, as they came in
-                        keep(where, name, value)
+                        keep(where, name, value, 0, top)
                     if event == "return":
-                        keep(where, "", arg)
+                        keep(where, "", arg, 0, top)
                 except Exception:
                     pass
         return kept, profile
@@ -373,7 +390,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         PROBE_HEADER +
         "# the grader marks the results outside this kernel.\n"
         + _KERNEL_SIDE.replace("%(mime)s", MIME).replace("%(count)d", str(TRACE_COUNT))
-        .replace("%(bytes)d", str(TRACE_BYTES)).replace("%(size)d", str(TRACE_SIZE))
+        .replace("%(bytes)d", str(TRACE_BYTES)).replace("%(size)d", str(TRACE_SIZE)).replace("%(own)d", str(TRACE_OWN))
         + f"__course_probe(__import__('json').loads({json.dumps(json.dumps(request))}))\n"
         + "raise RuntimeError('sealed probe: awaiting the grader\\'s verdict')\n"
     )
@@ -495,15 +512,15 @@ def _trace(entries):
     if not isinstance(entries, list):
         return out
     import re
-    for entry in entries[:2 * TRACE_COUNT]:  # arrays and numbers, TRACE_COUNT of each at most
+    for entry in entries[:2 * (TRACE_COUNT + TRACE_OWN)]:  # arrays and numbers, as many of each (see traced)
         try:
-            where, name = str(entry["where"])[:40], str(entry["name"])[:40]
+            where, name = str(entry["where"])[:40], str(entry["name"])[:60]
             value = decode_result(entry["value"])
         except (BadResult, KeyError, TypeError):
             continue
         # Names are said in the feedback: a Python name (with an index, or a dict's key) and nothing else
         where = where if re.fullmatch(r"<module>|[A-Za-z_]\w*", where) else "your code"
-        name = name if re.fullmatch(r"[A-Za-z_]\w*(\[(\d+|:|'\w+'|\"\w+\")\])?", name) else ""
+        name = name if re.fullmatch(r"[A-Za-z_]\w*(\[(\d+|:|'\w+'|\"\w+\")\]){0,2}", name) else ""
         if isinstance(value, np.ndarray) and value.size <= TRACE_SIZE:
             out.append((where, name, value))
     return out
@@ -845,7 +862,7 @@ def _step_finding(probe, cases, got, reasons, traces):
                 single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
             except (TypeError, ValueError):  # several results of different shapes
                 single = False
-            said = steps.first_wrong(wanted, trace, case.inputs, single, value, want)
+            said = steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps)
         except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
             continue  # (or a student's array no step's shape fits): nothing said from the trace
         if said and said[1]:
@@ -963,12 +980,14 @@ def _seen_through_views(probe, inputs, seen):
 
 
 def _sizes_finding(cases, got, reasons):
-    """Right on the smaller inputs and wrong on every larger one: a fixed size or loop bound, likely."""
+    """Right on the smaller inputs and wrong on every larger one: a fixed size or loop bound, likely. Said only
+    when at least two inputs of different sizes are right: one right input may be right for another reason
+    (a cross-attention right where the keys are the queries), and its size then says nothing."""
     sized = [(np.size(g) if not isinstance(g, list) else sum(np.size(x) for x in g), c, why)
              for c, g, why in zip(cases, got, reasons) if g is not None]
     right = [n for n, _, why in sized if why is None]
     wrong = [(n, c) for n, c, why in sized if why is not None]
-    if right and wrong and len(wrong) == sum(why is not None for why in reasons) and min(n for n, _ in wrong) > max(right):
+    if len(set(right)) >= 2 and wrong and len(wrong) == sum(why is not None for why in reasons) and min(n for n, _ in wrong) > max(right):
         about = ", ".join(_where(c) for _, c in wrong[:2])
         return (f"Right on the smaller inputs, wrong on every larger one ({about}): look at what in it changes "
                 "with the size of its inputs")

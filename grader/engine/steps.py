@@ -12,7 +12,9 @@ verdict says which steps are right and which is not, and, when one of the studen
 shape, what a structural finding (diagnose.same_shape) says of it against the right one. Every part of it
 is a fact about the student's arrays; nothing here scores.
 """
+import contextlib
 import itertools
+import math
 import re
 
 import numpy as np
@@ -81,7 +83,7 @@ def _right(steps, found):
     """Which steps are right: found among the student's arrays, or computed from by a step that is."""
     right = [f is not None for f in found]
     for i in reversed(range(len(steps))):
-        if right[i]:
+        if right[i] and getattr(steps[i], "shows_uses", True):
             for d in _deps(steps, i):
                 right[d] = True
     return right
@@ -108,7 +110,7 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=None):
+def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=None, remake=None):
     """(sentence, certain) on where the student's computation leaves the reference's path, or None.
 
     `steps` are the reference's (protocol.Step) on this case, the last being the result when `single`;
@@ -117,6 +119,8 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
     Certain: the first wrong step, shown by one of the student's arrays that a structural finding ties to
     it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
     Not certain: which steps are right, and nothing more.
+    `remake(inputs)` computes the steps again on other inputs: an array that is a step made with one input in
+    place of another (the keys projected from the queries) is said to be that.
     """
     steps = _telling(steps, inputs)
     if not steps or not trace:
@@ -139,7 +143,12 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
                     if len(after) == 1 else "the steps after it are missing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
     right = _right(steps, found)
-    tied = _attempts(steps, values, trace, inputs, returned)
+    tied = _attempts(steps, values, trace, inputs, returned, right)
+    if remake is not None:
+        # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
+        # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
+        open_ = [i for i in range(len(steps)) if not right[i] and not isinstance(tied.get(i), Related)]
+        tied.update(_swapped(steps, values, trace, inputs, remake, open_, returned))
     for i, step in enumerate(steps):
         deps = _deps(steps, i)
         if right[i]:
@@ -276,7 +285,7 @@ def _numbers_of(inputs):
     """The single numbers a case's inputs hold, and their sizes: what a student's code has without computing."""
     out = {float(n) for n in diagnose._sizes(inputs)}
     for value in (inputs or {}).values():
-        if np.ndim(value) == 0 and not isinstance(value, str):
+        if not isinstance(value, (str, list, tuple, dict)) and np.ndim(value) == 0:
             try:
                 out.add(float(value))
             except (TypeError, ValueError):
@@ -284,7 +293,7 @@ def _numbers_of(inputs):
     return out
 
 
-def _attempts(steps, values, trace, inputs, returned):
+def _attempts(steps, values, trace, inputs, returned, right=None):
     """{step index: what a structural finding says of the student's array that attempts it}. Each array
     that equals no step is tied to the latest step a finding ties it to (an array of scaled scores is also
     a multiple of the unscaled ones: it is an attempt at the scaled ones); the returned result is an attempt
@@ -294,7 +303,11 @@ def _attempts(steps, values, trace, inputs, returned):
     given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
     numbers = _numbers_of(inputs)
     for where, name, a in trace:
-        if any(holds(a, v, not _stacked(name)) for v in values):
+        held = [j for j, v in enumerate(values) if holds(a, v, not _stacked(name))]
+        # A loop's variable holds its last pass: a slice right for head 1 may be head 4's, taken wrong (every
+        # head given the first slice); an array holding any other step is no attempt at another
+        slice_only = bool(held) and all(steps[j].slices for j in held)
+        if held and not slice_only:
             continue
         if any(v.shape == a.shape and np.array_equal(v, a) for v in given):
             continue  # an argument as it came in (or a name for it): not an attempt at any step
@@ -303,11 +316,13 @@ def _attempts(steps, values, trace, inputs, returned):
         is_result = returned is not None and a.shape == returned.shape and np.array_equal(a, returned, equal_nan=True)
         ties = {}
         for i, (step, want) in enumerate(zip(steps, values)):
-            if returned is not None and (i == last) != is_result:
-                continue
-            other = _reduced_over_other_axes(a, step, inputs)
+            if returned is not None and (i == last) != is_result or (slice_only and i < max(held)):
+                continue  # (a slice right for a later head than this one is no attempt at this one's)
+            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
+                continue
+            if slice_only:
                 continue
             g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
@@ -328,8 +343,24 @@ def _attempts(steps, values, trace, inputs, returned):
             ties[i] = Related(ties[i]) if related else ties[i]
         if ties:
             i = max(ties)
+            # An array that is only some multiple of several steps (a gradient, and the moment made from it) is
+            # an attempt at the one it is nearest to: the gradient 2 times, not the moment 20 times
+            # (among the steps not already right: one the student has elsewhere is no step this array attempts)
+            scaled = {j: _factor(a, values[j]) for j in ties if right is None or not right[j]}
+            if scaled and all(c is not None for c in scaled.values()):
+                i = min(scaled, key=lambda j: (abs(math.log(abs(scaled[j]))), -j))
             tied[i] = ties[i]
     return tied
+
+
+def _factor(a, want):
+    """c when the array `a` is c times `want` (as the step's shape), else None."""
+    g = next(_forms(a, want), None)
+    norm = float(np.vdot(want, want))
+    if g is None or norm == 0:
+        return None
+    c = float(np.vdot(g, want)) / norm
+    return c if c != 0 and np.allclose(g, c * want, rtol=1e-9, atol=1e-12 * float(np.max(np.abs(want)))) else None
 
 
 def _reduced_over_other_axes(a, step, inputs):
@@ -356,6 +387,165 @@ def _reduced_over_other_axes(a, step, inputs):
                     return (f"the {words} over the {over(axes)}, where the {words} over the {over(right)}"
                             f"{' alone' if len(right) == 1 else ''} is due")
     return None
+
+
+def _renaming(a, b):
+    """(s, t) when the names a and b differ in one place only, a's s where b has t ("W_k", "W_q": "k", "q")."""
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < min(len(a), len(b)) - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    return a[p:len(a) - q], b[p:len(b) - q]
+
+
+def _arrays_in(inputs):
+    """{name as the student writes it: (input, key or None)} for the float array inputs and the arrays of a dict
+    input (a block's params["gamma1"]) that can have been used in place of another."""
+    out = {}
+    for n, v in (inputs or {}).items():
+        for key, a in (v.items() if isinstance(v, dict) else [(None, v)]):
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.size >= 2 and not _few(a):
+                out[n if key is None else f'{n}["{key}"]'] = (n, key)
+    return out
+
+
+def _value(inputs, path):
+    n, key = path
+    return inputs[n] if key is None else inputs[n][key]
+
+
+def _with(inputs, m, paths):
+    """The inputs with each array named in m replaced by the one m gives in its place."""
+    new = {n: dict(v) if isinstance(v, dict) else v for n, v in inputs.items()}
+    for a, b in m.items():
+        n, key = paths[a]
+        if key is None:
+            new[n] = _value(inputs, paths[b])
+        else:
+            new[n][key] = _value(inputs, paths[b])
+    return new
+
+
+def _substitutions(inputs, limit=80):
+    """[{input: the input used in its place}]: each float array input in place of another of as many axes, the
+    same renaming throughout (gamma1 for gamma2 takes beta1 for beta2 too), and one input in place of every
+    input of another's shape (the queries for the keys and the values), at most `limit` of them, renamings first."""
+    paths = _arrays_in(inputs)
+    arrays = {n: _value(inputs, p) for n, p in paths.items()}
+    renamed, single, grouped = [], [], []  # tried in this order: a renaming is the likeliest slip
+
+    def add(to, m):
+        m = {a: b for a, b in m.items() if a != b and not np.array_equal(arrays[a], arrays[b])}
+        if m and all(m not in seen for seen in (renamed, single, grouped)):
+            to.append(m)
+    for a, va in arrays.items():
+        for b, vb in arrays.items():
+            if a == b or va.ndim != vb.ndim:
+                continue
+            s, t = _renaming(a, b)
+            if s and t and len(s) < len(a):
+                add(renamed, {c: c.replace(s, t) for c in arrays if s in c and c.replace(s, t) in arrays
+                              and arrays[c.replace(s, t)].shape == arrays[c].shape})
+            add(single, {a: b})
+            add(grouped, {c: b for c, vc in arrays.items() if vc.shape == va.shape})
+    return (renamed + single + grouped)[:limit], paths
+
+
+def _trials(steps, values, inputs, open_, limit=160):
+    """What a student may have used in place of what is due, as (what was used, in place of what, the inputs,
+    {step name: value} to put in place of a step's): one input for another (keys projected from the queries,
+    gamma1 and beta1 for gamma2 and beta2), an input transposed, and a known value (an input, another step)
+    for a step that an open step is computed from (the MLP given the block's input `x`, where the first
+    LayerNorm's output is due)."""
+    subs, paths = _substitutions(inputs)
+    for m in subs:
+        used = [f"`{b}`" for b in dict.fromkeys(m.values())]
+        yield (f"the input{'s' if len(used) > 1 else ''} {_listing(used)}", _listing([f"`{a}`" for a in m]),
+               _with(inputs, m, paths), None)
+    for n, v in (inputs or {}).items():
+        if isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[0] == v.shape[1] and v.dtype.kind == "f" \
+                and not np.allclose(v, v.T):
+            yield f"`{n}.T`", f"`{n}`", {**inputs, n: v.T}, None
+    replaced = getattr(course(), "replaced", None)
+    if replaced is None:
+        return
+    below = _below(steps)
+    made_from = sorted({j for i in open_ for j in range(len(steps)) if i in below[j]})
+    tried = 0
+    def kind(name):  # "head 2's queries" and "head 3's queries" are of one kind: a loop's variable holds either
+        return re.sub(r"\d+", "#", name)
+    for j in made_from:
+        for label, k in _knowns(j, steps, values, inputs):
+            if tried >= limit:
+                return
+            if k.shape != values[j].shape or _few(k) or bool(course().same(k, values[j])):
+                continue
+            if any(label.startswith(_the(s.name) + " (") and kind(s.name) == kind(steps[j].name) for s in steps):
+                continue  # another head's queries for this head's: its own array, the loop's, is as likely
+            tried += 1
+            yield label, _the(steps[j].name), inputs, {steps[j].name: k}
+
+
+def _swapped(steps, values, trace, inputs, remake, open_, returned):
+    """{step index: Related} for the steps in `open_` that one of the student's arrays holds as made with
+    something in place of what is due (and not as it is due): "your `K` is the keys made with the input
+    `queries` in place of `keys`" (see _trials)."""
+    if not open_:
+        return {}
+    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+    arrays = [(w, n, a) for w, n, a in trace if np.size(a) >= 2 and not any(
+        v.shape == np.shape(a) and np.array_equal(v, a) for v in given)
+        and not any(holds(a, v, not _stacked(n)) for v in values)]  # a right step is no attempt at another
+    if not arrays:
+        return {}
+    out = {}
+    for used, due, new_inputs, in_place in _trials(steps, values, inputs, open_):
+        try:
+            with np.errstate(all="ignore"), \
+                    (course().replaced(in_place) if in_place else contextlib.nullcontext()):
+                # (a variance replaced by a mean may be negative: no step, and no warning either)
+                other = {s.name: np.asarray(s.value, dtype=np.float64) for s in remake(new_inputs)}
+        except (ArithmeticError, LookupError, TypeError, ValueError):
+            continue  # the steps cannot be made so (shapes that no longer fit)
+        for i in open_:
+            v = other.get(steps[i].name)
+            if i in out or v is None or (v.shape == values[i].shape and bool(course().same(v, values[i]))):
+                continue
+            last = returned is not None and i == len(steps) - 1
+            for where, name, a in arrays:
+                if np.size(a) == v.size and (not last or np.array_equal(a, returned)) and holds(a, v, not _stacked(name)):
+                    out[i] = Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used} in place "
+                                     f"of {due}")
+                    break
+        if len(out) == len(open_):
+            break
+    return out
+
+
+def _another_slice(a, step, inputs):
+    """ "features 2 to 3 of the input `q`, where features 5 to 6 are due", when the student's array is another
+    slice, as long, of the input the step is a slice of; else None."""
+    if not step.slices:
+        return None
+    name, axis = step.slices
+    x = (inputs or {}).get(name)
+    want = np.asarray(step.value, dtype=np.float64)
+    if not isinstance(x, np.ndarray) or np.shape(a) != want.shape or x.ndim != want.ndim:
+        return None
+    x = np.asarray(x, dtype=np.float64)
+    n, size = want.shape[axis], x.shape[axis]
+
+    def window(start):
+        return x.take(range(start, start + n), axis=axis)
+    starts = [s for s in range(size - n + 1) if bool(course().same(a, window(s)))]
+    due = [s for s in range(size - n + 1) if bool(course().same(want, window(s)))]
+    if len(starts) != 1 or len(due) != 1 or starts == due:
+        return None
+    what = step.axes[axis] if len(step.axes) == want.ndim else "entries"
+    return (f"{what} {starts[0] + 1} to {starts[0] + n} of the input `{name}`, where {what} {due[0] + 1} to "
+            f"{due[0] + n} are due")
 
 
 def _few(value):

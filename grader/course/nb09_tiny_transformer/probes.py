@@ -150,6 +150,7 @@ PROBES = {
         reference=ref.train_step_result,
         outputs=TRAIN_STEP_OUTPUTS,
         uses={"cross_entropy": "test_cross_entropy", "adam_step": "test_adam_step"},
+        steps=lambda i: shared_steps.train_step(i, ref.cross_entropy, ref.adam_step),
         mistakes=mistakes.TRAIN_STEP_09,
     ),
     "test_trained_model": Probe(

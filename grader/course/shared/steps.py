@@ -128,25 +128,32 @@ def rows_attention(queries, keys, values, valid_lens, H, W_q, W_k, W_v, W_o, b_q
             Step("output", "the merged heads @ W_o + b_o", merged @ W_o + b_o, axes, ("merged heads",))]
 
 
-def loop_heads(q, k, v, H, proj):
+def loop_heads(q, k_in, v_in, H, proj):
     """05's loop over heads (keys and values shared by the batch, no input projections): for each head, its
     scaled scores (its slice of q against its slice of k, over the square root of the head's size), their
     softmax over the keys, its output (B, C, E/H); then the heads side by side, the projection."""
     q = np.asarray(q, dtype=np.float64)
     B, E = q.shape[0], q.shape[-1]
-    k, v = (np.broadcast_to(np.asarray(x, dtype=np.float64), (B,) + np.shape(x)) for x in (k, v))  # (B, C_k, E)
     d = E // H
     axes, square = ("items", "tokens", "features"), ("items", "queries", "keys")
     steps, heads = [], []
+    given = {"q": q, "k": np.asarray(k_in, dtype=np.float64), "v": np.asarray(v_in, dtype=np.float64)}
     for h in range(H):
         part, p = slice(h * d, (h + 1) * d), f"head {h + 1}'s "
-        S = _v(f"{p}scaled scores", q[..., part] @ np.swapaxes(k[..., part], -1, -2) / np.sqrt(d))  # (B, C, C_k)
+        # Its slices of the inputs, as the inputs hold them (k and v are (C, E), shared by the batch)
+        sliced = {n: _v(f"{p}{word}", x[..., part]) for n, x, word in
+                  (("q", q, "queries"), ("k", given["k"], "keys"), ("v", given["v"], "values"))}
+        kk, vv = (np.broadcast_to(sliced[n], (B,) + sliced[n].shape[-2:]) for n in ("k", "v"))
+        S = _v(f"{p}scaled scores", sliced["q"] @ np.swapaxes(kk, -1, -2) / np.sqrt(d))  # (B, C, C_k)
         A = _v(f"{p}attention weights", ref.softmax_rows(S))  # (B, C, C_k)
-        heads.append(_v(f"{p}output", A @ v[..., part]))  # (B, C, d)
+        heads.append(_v(f"{p}output", A @ vv))  # (B, C, d)
+        steps += [Step(f"{p}{word}", f"{n}[..., {h * d}:{(h + 1) * d}]", sliced[n], axes[-given[n].ndim:], (),
+                       slices=(n, -1)) for n, word in (("q", "queries"), ("k", "keys"), ("v", "values"))]
         steps += [Step(f"{p}scaled scores", f"q_head @ k_head.T / np.sqrt(split_dim), head {h + 1}'s slices", S,
-                       square, ()),
+                       square, (f"{p}queries", f"{p}keys")),
                   Step(f"{p}attention weights", f"the softmax of head {h + 1}'s scaled scores over the keys", A, square),
-                  Step(f"{p}output", f"head {h + 1}'s attention weights @ v_head", heads[h], axes)]
+                  Step(f"{p}output", f"head {h + 1}'s attention weights @ v_head", heads[h], axes,
+                       (f"{p}attention weights", f"{p}values"))]
     side = _v("heads side by side", np.concatenate(heads, axis=-1))  # (B, C, E)
     return steps + [Step("heads side by side", "np.concatenate of the heads' outputs along the features", side, axes,
                          tuple(f"head {h + 1}'s output" for h in range(H))),
@@ -288,7 +295,37 @@ def adam_step(param, grad, m, v, t, lr, beta1, beta2, eps):
             Step("bias-corrected m_hat", "m / (1 - beta1**t)", m_hat, (), ("new m",)),
             Step("bias-corrected v_hat", "v / (1 - beta2**t)", v_hat, (), ("new v",)),
             Step("new parameter", "param - lr * m_hat / (np.sqrt(v_hat) + eps)", param - lr * m_hat / (np.sqrt(v_hat) + eps),
-                 (), ("bias-corrected m_hat", "bias-corrected v_hat"))]
+                 (), ("bias-corrected m_hat", "bias-corrected v_hat"), shows_uses=False)]  # m_hat and v_hat scaled
+            # together (by c and c**2) give the same step
+
+
+def train_step(i, cross_entropy, adam):
+    """09's train_step on the probe's inputs (the parameters and moments listed in i["names"]' order): the
+    logits, the gradient of the loss with respect to them, every parameter's gradient, then every parameter's
+    new value and new moments (its results). `cross_entropy` and `adam` are notebook 09's reference ones."""
+    from . import tiny_transformer as tiny  # (09's model, given in its notebook)
+    names = i["names"]
+    params = {n: np.asarray(a, dtype=np.float64) for n, a in zip(names, i["params"])}
+    logits, cache = tiny.model_forward(params, i["tokens"], i["num_heads"])
+    logits = _v("logits", logits)  # (B, T, V)
+    dlogits = _v("dlogits", cross_entropy(logits, i["targets"], i["weights"])[1])  # (B, T, V): the loss's gradient
+    grads = tiny.model_backward(dlogits, cache)
+    axes = ("sequences", "positions", "vocabulary")
+    steps = [Step("logits", "model_forward(params, tokens, num_heads)", logits, axes, ()),
+             Step("dlogits", "the gradient cross_entropy(logits, targets, weights) returns", dlogits, axes, ("logits",))]
+    grads = {n: _v(f'grads["{n}"]', grads[n]) for n in names}
+    steps += [Step(f'grads["{n}"]', f'model_backward(dlogits, cache)["{n}"]', grads[n], (),
+                   ("dlogits",)) for n in names]
+    t = i["t"] + 1  # counted once a step, before the updates
+    new = {n: adam(params[n], grads[n], np.asarray(m, dtype=np.float64), np.asarray(v, dtype=np.float64), t, i["lr"])
+           for n, m, v in zip(names, i["m"], i["v"])}
+    for k, (what, formula) in enumerate((("params", "adam_step(...)'s new parameter"), ("m", "beta1 * m + (1 - beta1) * grad"),
+                                         ("v", "beta2 * v + (1 - beta2) * grad**2"))):
+        # m is the gradient's moving average; v squares it (a sign is lost) and the parameter's step divides
+        # one by the other (a scale is lost): only m shows that the gradient it is made from is right
+        steps += [Step(f'new {what}["{n}"]', formula + ", with t + 1 and lr", _v(f'new {what}["{n}"]', new[n][k]), (),
+                       (f'grads["{n}"]',), shows_uses=what == "m") for n in names]
+    return steps
 
 
 def principal_components(X, n_components):
