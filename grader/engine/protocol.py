@@ -144,6 +144,11 @@ class Probe:
     # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias", "loop"): a
     # finding whose likely cause names another says what the result shows and no more. None: not declared.
     operations: tuple = None
+    # The part's own readings of a wrong result, each reading(inputs, result) -> one sentence on what the
+    # result is, or None: consulted on the wrong cases before the generic findings, since they know the part
+    # (03's generator: which orders are missing, repeated or not permutations; 03's encoding: what its wrong
+    # rows are as sines and cosines). A reading says only what is exactly true of this result.
+    readings: tuple = ()
     # The reference's named intermediate values on a case's inputs, in the order it computes them, the last
     # being the result: [diagnose.Step]. The probe then sends back the arrays the student's code makes, and
     # a wrong answer is told which steps are right and the first that is not (engine/steps.py). Words only:
@@ -948,6 +953,10 @@ def _finding(probe, cases, got, reasons):
         if meaning:
             return f"On {_where(case)}: {said}: {meaning}", "structural"
         return f"On {_where(case)}: {why}", "reported"
+    for case, value, why in bad:  # the part's own reading first, on the first wrong case it reads
+        text = _read_by_part(probe, case, value)
+        if text:
+            return f"On {_where(case)}: {text}", "structural"
     for case, value, why in bad:
         if value is None:
             meaning = diagnose.error(why)
@@ -962,6 +971,20 @@ def _finding(probe, cases, got, reasons):
         return text, "structural"
     case, value, why = bad[0]
     return f"On {_where(case)}: {why}", "reported"
+
+
+def _read_by_part(probe, case, value):
+    """The first sentence a reading of the part (Probe.readings) gives of this result, or None."""
+    if value is None:
+        return None
+    for reading in probe.readings:
+        try:
+            text = reading(case.inputs, value)
+        except (ArithmeticError, LookupError, TypeError, ValueError, np.linalg.LinAlgError):
+            continue  # a result it cannot read: nothing said
+        if text:
+            return text
+    return None
 
 
 def _case_finding(probe, case, value, why):
