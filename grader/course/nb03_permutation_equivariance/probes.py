@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from . import cases, mistakes, reference as ref
+from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
 from ...engine.protocol import Case, Probe, kernel_source
 
@@ -29,11 +29,12 @@ VISIBLE = ["scaled self-attention", "W @ X", "X + Pi", "X with its columns sorte
 
 # ---------------------------------------------------------------- generate_permutation_matrices
 
-# The call reads the list back as a set: its distinct matrices (np.unique sorts them) and how many it held.
-PERMUTATIONS_CALL = ("(lambda np: (lambda S: [np.unique(S, axis=0), len(S)])"
+# The call reads the list back as a set: its distinct matrices (np.unique sorts them), how many it held, and
+# how often each distinct one appears (for the words only: with the first two right, each appears once).
+PERMUTATIONS_CALL = ("(lambda np: (lambda S: [np.unique(S, axis=0), len(S), np.unique(S, axis=0, return_counts=True)[1]])"
                      "(np.array([np.asarray(P, dtype=float) for P in generate_permutation_matrices(n)])))"
                      "(__import__('numpy'))")
-PERMUTATIONS_READ = ("the distinct matrices", "the number of matrices")
+PERMUTATIONS_READ = ("the distinct matrices", "the number of matrices", "how often each distinct matrix appears")
 
 
 def _permutation_cases(rng):
@@ -43,7 +44,8 @@ def _permutation_cases(rng):
 
 def _permutations_reference(i):
     n = int(i["n"])
-    return [ref.distinct_matrices(ref.permutation_matrices(n)), np.array(float(math.factorial(n)))]
+    return [ref.distinct_matrices(ref.permutation_matrices(n)), np.array(float(math.factorial(n))),
+            np.ones(math.factorial(n))]
 
 
 def _permutation_marks(cases_, reasons):
@@ -147,6 +149,7 @@ PROBES = {
         cases=_encoding_cases,
         reference=lambda i: ref.position_encoding(int(i["D"]), int(i["N"])),
         steps=lambda i: shared_steps.position_encoding(int(i["D"]), int(i["N"])),
+        readings=(readings.encoding_rows,),  # what its wrong rows are, as sines: scalar loops leave no array to trace
         mistakes=mistakes.POSITION_ENCODING,
     ),
     "test_permutation_matrices": Probe(
@@ -160,6 +163,7 @@ PROBES = {
         kernel_reference=kernel_source("generate_permutation_matrices", ref.permutation_matrices),
         mistakes=mistakes.PERMUTATION_MATRICES,
         marks=_permutation_marks,
+        readings=(readings.permutation_orders,),  # which orders are missing, repeated, or no permutation
     ),
     "test_is_permutation_equivariant": Probe(
         what="is_permutation_equivariant",
