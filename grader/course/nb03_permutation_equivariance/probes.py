@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Probe, Trait, kernel_source
 
 N_FRESH_SIZES = 3
 BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)
@@ -69,7 +69,11 @@ def _encoding_cases(rng):
     and N large enough that the fastest rows wrap round several times."""
     sizes = [(int(rng.choice((5, 7, 9))), int(rng.integers(6, 13))),
              (int(rng.choice((6, 8, 10, 12))), int(rng.integers(14, 33)))]
-    return [Case("book", {"D": 4, "N": 3})] + [Case("fresh", {"D": D, "N": N}, about=f"D={D}, N={N}") for D, N in sizes]
+    return [Case("book", {"D": 4, "N": 3}, traits={ODD_D: False})] + \
+        [Case("fresh", {"D": D, "N": N}, about=f"D={D}, N={N}", traits={ODD_D: D % 2 == 1}) for D, N in sizes]
+
+
+ODD_D = Trait("D is odd (the last row is a sine with no cosine below it)", "D is even")
 
 
 # ---------------------------------------------------------------- is_permutation_equivariant

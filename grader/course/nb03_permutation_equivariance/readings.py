@@ -68,8 +68,8 @@ def _properties(n):
             ("the {k} orders that leave the last column in place", lambda o: o[-1] == n - 1),
             ("the {k} orders that move the last column", lambda o: o[-1] != n - 1)]
     last = len(everything) - 1
-    out += [("the last order in itertools.permutations' order (the reversal)", lambda o: rank[o] == last),
-            ("every order but the last in itertools.permutations' order (the reversal)", lambda o: rank[o] != last)]
+    out += [("the last order in itertools.permutations' order", lambda o: rank[o] == last),
+            ("every order but the last in itertools.permutations' order", lambda o: rank[o] != last)]
     for k in range(2, len(everything) - 1):
         out.append((f"the first {k} orders in itertools.permutations' order", lambda o, k=k: rank[o] < k))
         out.append((f"the last {k} orders in itertools.permutations' order", lambda o, k=k: rank[o] > last - k))
@@ -85,7 +85,9 @@ def _named(orders, n):
     for words, has in properties:
         if {o for o in everything if has(o)} == set(orders):
             said = words.format(k=len(orders))
-            return said if said == "the identity" or not listed else f"{said}, {listed}"
+            if said == "the identity" or not listed:
+                return said
+            return f"{said} {listed}" if len(orders) == 1 else f"{said}, {listed}"
     return listed or f"{len(orders)} of the {len(everything)}"
 
 
@@ -179,6 +181,8 @@ def _row_words(row, d, D, tolerance):
     if read is None:
         return None
     w, amplitude, phase = read
+    if w < 1e-9:
+        return "constant", f"{row[0]:.4g} at every position, where {formula} is due"
     if abs(w - w_due) > 1e-6 * max(w_due, 1e-3):
         ratio = w / w_due
         times = next((("twice" if k == 2 else f"{k} times") for k in range(2, 11) if abs(ratio - k) < 1e-6), None) or \
@@ -231,10 +235,12 @@ def encoding_rows(inputs, value):
     head = f"row{'s' if len(wrong) > 1 else ''} {_listing([str(d) for d in wrong])} of {D} (numbered from 0) " \
            f"{'are' if len(wrong) > 1 else 'is'} wrong"
     note = " (rows 2i and 2i+1 both turn at 1/10000**(2i/D))" if any(k == "frequency" for _, (k, _) in read) else ""
+    if len(groups) == 1:  # one thing said of every wrong row
+        return f"{head}: {read[0][1][1]}{note}"
     return f"{head}; " + "; ".join(said) + note
 
 
-_KINDS = {"zero": ("0 at every position",) * 2, "frequency": ("another frequency than due", "other frequencies than due"),
+_KINDS = {"zero": ("0 at every position",) * 2, "constant": ("the same at every position",) * 2, "frequency": ("another frequency than due", "other frequencies than due"),
           "amplitude": ("another amplitude", "other amplitudes"), "swap": ("sine and cosine swapped",) * 2,
           "sign": ("negated",) * 2,
           "phase": ("the right frequency, its angles shifted", "the right frequency, their angles shifted")}
