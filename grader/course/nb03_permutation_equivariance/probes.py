@@ -3,13 +3,18 @@
 Three parts are graded. `position_encoding(D, N)` is compared with the sinusoidal encoding
 (Vaswani et al., 2017, in the book's column convention) on the book's size and on fresh
 sizes, odd D among them. `generate_permutation_matrices(n)` is read back as a set (its
-distinct matrices, sorted) and a count, so any order is right. The checker
+distinct matrices, sorted), a count and how often each appears, so any order is right. The checker
 `is_permutation_equivariant(f, X)` is tried on test functions of fresh X that the
 student has not all seen (cases.PERMUTATION_TEST_FUNCTIONS): it must accept the
 equivariant ones and reject the others, so a checker that always says True (or
 always False) earns nothing, and seed 003's "same set of columns" check, which
 rejects functions that change the columns but accepts those that only reorder
-them, earns half.
+them (or give the same output for every order), earns half; so does a checker wrong
+only on those and on the functions one permutation alone breaks (it tries some
+permutations only). Each checker case carries what the grader knows of its function
+on its X (cases.permutation_traits), so a checker wrong on exactly the inputs with one
+trait is told which; the generator's and the encoding's wrong results are read by
+readings.py (which orders are missing; what the wrong rows are as sines).
 """
 import math
 
