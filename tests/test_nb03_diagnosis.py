@@ -202,6 +202,10 @@ def test_the_orders_are_named_by_a_property_that_picks_out_exactly_them():
     assert said.startswith("the last order in itertools.permutations' order (3, 2, 1, 0) is there twice")
     odd = [P for P, o in zip(every, itertools.permutations(range(n))) if readings._odd(o)]
     assert "12 of the 24 orders of 4 columns are missing: the 12 orders made by an even number of swaps" in readings.permutation_orders({"n": n}, _read_back(odd))
+    two_swaps = [P for P, o in zip(every, itertools.permutations(range(n))) if readings._cycles(o) != (2, 2)]
+    assert "3 are missing" not in readings.permutation_orders({"n": n}, _read_back(two_swaps))
+    assert "the 3 orders whose cycles (columns that move round in turn) have lengths 2 and 2, (1, 0, 3, 2), " \
+           "(2, 3, 0, 1) and (3, 2, 1, 0)" in readings.permutation_orders({"n": n}, _read_back(two_swaps))
     assert readings.permutation_orders({"n": n}, _read_back(every)) is None
 
 

@@ -33,6 +33,20 @@ def _moved(order):
     return sum(j != o for j, o in enumerate(order))
 
 
+def _cycles(order):
+    """The lengths of the order's cycles of moved columns, longest first: (2, 2) for two swaps."""
+    seen, lengths = set(), []
+    for start in range(len(order)):
+        length, j = 0, start
+        while j not in seen:
+            seen.add(j)
+            j = order[j]
+            length += 1
+        if length > 1:
+            lengths.append(length)
+    return tuple(sorted(lengths, reverse=True))
+
+
 def _odd(order):
     """Whether the order is made by an odd number of swaps."""
     seen, swaps = set(), 0
@@ -61,6 +75,11 @@ def _properties(n):
     for moved in range(2, n + 1):
         words = "the {k} swaps of two columns" if moved == 2 else f"the {{k}} orders that move exactly {moved} columns"
         out.append((words, lambda o, m=moved: _moved(o) == m))
+    for cycles in sorted({_cycles(o) for o in everything if _cycles(o)}):  # cycle types
+        words = (f"the {{k}} orders that move {cycles[0]} columns round one cycle" if len(cycles) == 1 else
+                 f"the {{k}} orders whose cycles (columns that move round in turn) have lengths "
+                 f"{_listing([str(c) for c in cycles])}")
+        out.append((words, lambda o, c=cycles: _cycles(o) == c))
     out += [("the {k} orders made by an odd number of swaps", _odd),
             ("the {k} orders made by an even number of swaps (the identity among them)", lambda o: not _odd(o)),
             ("the {k} orders that leave the first column in place", lambda o: o[0] == 0),
