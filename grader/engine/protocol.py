@@ -35,6 +35,17 @@ TRACE_OWN = 192  # the count for the function the probe calls: 09's train_step h
 NUMERIC_KINDS = "biuf"
 
 
+@dataclass(frozen=True)
+class Trait:
+    """A named property a case's inputs have or lack (Case.traits), in the words a verdict says of a set of
+    cases: "wrong on exactly the inputs where {has}, right on those where {lacks}". `note`, when given, is a
+    true statement about the task the fact bears on, said after it ("equivariance compares f(X P) with
+    f(X) P"): never a guess at the student's code."""
+    has: str
+    lacks: str
+    note: str = ""
+
+
 @dataclass
 class Case:
     """One set of inputs: the book's ("book") or drawn at grading time ("fresh")."""
@@ -44,6 +55,11 @@ class Case:
     # Inputs the grader keeps to itself: never sent to the kernel, given to `Probe.judge` with the rest
     # (notebook 09's fresh sequences on which a trained model is judged).
     kept: dict = field(default_factory=dict)
+    # {Trait: whether these inputs have it}: properties of the inputs the course computed when it drew them
+    # (for 03's checker: the function is equivariant, invariant, broken by one permutation only...). When a
+    # part is wrong on exactly the cases that have a trait declared on every case (or exactly those that
+    # lack it), or its yes/no answers are exactly a trait, the verdict says so (`_trait_finding`).
+    traits: dict = field(default_factory=dict)
 
     def everything(self):
         """The inputs sent to the kernel and those the grader kept."""
@@ -141,6 +157,11 @@ class Probe:
     # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias", "loop"): a
     # finding whose likely cause names another says what the result shows and no more. None: not declared.
     operations: tuple = None
+    # The part's own readings of a wrong result, each reading(inputs, result) -> one sentence on what the
+    # result is, or None: consulted on the wrong cases before the generic findings, since they know the part
+    # (03's generator: which orders are missing, repeated or not permutations; 03's encoding: what its wrong
+    # rows are as sines and cosines). A reading says only what is exactly true of this result.
+    readings: tuple = ()
     # The reference's named intermediate values on a case's inputs, in the order it computes them, the last
     # being the result: [diagnose.Step]. The probe then sends back the arrays the student's code makes, and
     # a wrong answer is told which steps are right and the first that is not (engine/steps.py). Words only:
@@ -751,9 +772,59 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
     text, kind = _finding(probe, cases, got, reasons)
+    traits = _trait_finding(cases, got, reasons)
+    if traits:  # which inputs it is wrong on, as a property of the inputs; then one of them, as an example
+        if any(g is None for g, why in zip(got, reasons) if why is not None):  # an error: quoted, not explained
+            text = next(f"On {_where(c)}: {why}" for c, why in zip(cases, reasons) if why is not None)
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)} {_sentence(text)}",
+                       finding="structural")
     if step and kind == "reported":  # wrong values and no more: say at least which steps are right
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
+
+
+def _yes_no(value):
+    """A result that is one yes/no answer (True/False, 1/0), as a bool; else None."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return bool(a.item()) if a.size == 1 and a.item() in (0.0, 1.0) else None
+
+
+def _trait_finding(cases, got, reasons):
+    """The inputs a part is wrong on, said as a property they share (Case.traits), or None.
+
+    Only traits every case declares count, in the order the first case declares them, and only with at
+    least one right case and one wrong one. First, for a part that answers yes or no on every case: its
+    answers are exactly a trait (or exactly its absence), a fact of all its answers at once ("True on exactly
+    the inputs where f(X P) = f(X)"). Then: the cases it is wrong on are exactly those that have a trait
+    (or exactly those that lack it). Nothing is said when no trait fits exactly."""
+    wrong = [why is not None for why in reasons]
+    if not any(wrong) or all(wrong) or not cases:
+        return None
+    declared = [t for t in cases[0].traits if all(t in c.traits for c in cases)]
+    if not declared:
+        return None
+    n = len(cases)
+    answers = [_yes_no(g) if g is not None else None for g in got]
+    if all(a is not None for a in answers):
+        for t in declared:
+            has = [bool(c.traits[t]) for c in cases]
+            for words, other, flip in ((t.has, t.lacks, False), (t.lacks, t.has, True)):
+                if all(a == (h != flip) for a, h in zip(answers, has)):
+                    k = sum(h != flip for h in has)
+                    said = (f"it answers True on exactly {k} of the {n} inputs, those where {words}, and False on "
+                            f"those where {other}")
+                    return said + (f": {t.note}" if t.note else "")
+    for t in declared:
+        has = [bool(c.traits[t]) for c in cases]
+        for words, other, flip in ((t.has, t.lacks, False), (t.lacks, t.has, True)):
+            if all(w == (h != flip) for w, h in zip(wrong, has)):
+                said = (f"it is wrong on exactly {sum(wrong)} of the {n} inputs, those where {words}, and right "
+                        f"on those where {other}")
+                return said + (f": {t.note}" if t.note else "")
+    return None
 
 
 def _judged(probe, cases, got, reasons, points):
@@ -903,6 +974,10 @@ def _finding(probe, cases, got, reasons):
         if meaning:
             return f"On {_where(case)}: {said}: {meaning}", "structural"
         return f"On {_where(case)}: {why}", "reported"
+    for case, value, why in bad:  # the part's own reading first, on the first wrong case it reads
+        text = _read_by_part(probe, case, value)
+        if text:
+            return f"On {_where(case)}: {text}", "structural"
     for case, value, why in bad:
         if value is None:
             meaning = diagnose.error(why)
@@ -917,6 +992,20 @@ def _finding(probe, cases, got, reasons):
         return text, "structural"
     case, value, why = bad[0]
     return f"On {_where(case)}: {why}", "reported"
+
+
+def _read_by_part(probe, case, value):
+    """The first sentence a reading of the part (Probe.readings) gives of this result, or None."""
+    if value is None:
+        return None
+    for reading in probe.readings:
+        try:
+            text = reading(case.inputs, value)
+        except (ArithmeticError, LookupError, TypeError, ValueError, np.linalg.LinAlgError):
+            continue  # a result it cannot read: nothing said
+        if text:
+            return text
+    return None
 
 
 def _case_finding(probe, case, value, why):

@@ -10,8 +10,10 @@ from ...engine.protocol import Mistake
 
 
 def _listed_03(matrices):
-    """What the probe reads back from a list of matrices: the distinct ones, sorted, and how many there were."""
-    return [ref.distinct_matrices(matrices), np.array(float(len(matrices)))]
+    """What the probe reads back from a list of matrices: the distinct ones, sorted, how many there were, and
+    how often each distinct one appears."""
+    distinct, counts = np.unique(np.array(matrices, dtype=np.float64), axis=0, return_counts=True)
+    return [distinct, np.array(float(len(matrices))), counts.astype(float)]
 
 
 PERMUTATIONS_ROTATIONS_ONLY = Mistake(

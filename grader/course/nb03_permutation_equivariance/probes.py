@@ -3,21 +3,26 @@
 Three parts are graded. `position_encoding(D, N)` is compared with the sinusoidal encoding
 (Vaswani et al., 2017, in the book's column convention) on the book's size and on fresh
 sizes, odd D among them. `generate_permutation_matrices(n)` is read back as a set (its
-distinct matrices, sorted) and a count, so any order is right. The checker
+distinct matrices, sorted), a count and how often each appears, so any order is right. The checker
 `is_permutation_equivariant(f, X)` is tried on test functions of fresh X that the
 student has not all seen (cases.PERMUTATION_TEST_FUNCTIONS): it must accept the
 equivariant ones and reject the others, so a checker that always says True (or
 always False) earns nothing, and seed 003's "same set of columns" check, which
 rejects functions that change the columns but accepts those that only reorder
-them, earns half.
+them (or give the same output for every order), earns half; so does a checker wrong
+only on those and on the functions one permutation alone breaks (it tries some
+permutations only). Each checker case carries what the grader knows of its function
+on its X (cases.permutation_traits), so a checker wrong on exactly the inputs with one
+trait is told which; the generator's and the encoding's wrong results are read by
+readings.py (which orders are missing; what the wrong rows are as sines).
 """
 import math
 
 import numpy as np
 
-from . import cases, mistakes, reference as ref
+from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Probe, Trait, kernel_source
 
 N_FRESH_SIZES = 3
 BOOK_FUNCTION = 6   # the book's case: scaled self-attention of X + Pi (not equivariant)
@@ -29,11 +34,12 @@ VISIBLE = ["scaled self-attention", "W @ X", "X + Pi", "X with its columns sorte
 
 # ---------------------------------------------------------------- generate_permutation_matrices
 
-# The call reads the list back as a set: its distinct matrices (np.unique sorts them) and how many it held.
-PERMUTATIONS_CALL = ("(lambda np: (lambda S: [np.unique(S, axis=0), len(S)])"
+# The call reads the list back as a set: its distinct matrices (np.unique sorts them), how many it held, and
+# how often each distinct one appears (for the words only: with the first two right, each appears once).
+PERMUTATIONS_CALL = ("(lambda np: (lambda S: [np.unique(S, axis=0), len(S), np.unique(S, axis=0, return_counts=True)[1]])"
                      "(np.array([np.asarray(P, dtype=float) for P in generate_permutation_matrices(n)])))"
                      "(__import__('numpy'))")
-PERMUTATIONS_READ = ("the distinct matrices", "the number of matrices")
+PERMUTATIONS_READ = ("the distinct matrices", "the number of matrices", "how often each distinct matrix appears")
 
 
 def _permutation_cases(rng):
@@ -43,7 +49,8 @@ def _permutation_cases(rng):
 
 def _permutations_reference(i):
     n = int(i["n"])
-    return [ref.distinct_matrices(ref.permutation_matrices(n)), np.array(float(math.factorial(n)))]
+    return [ref.distinct_matrices(ref.permutation_matrices(n)), np.array(float(math.factorial(n))),
+            np.ones(math.factorial(n))]
 
 
 def _permutation_marks(cases_, reasons):
@@ -67,7 +74,11 @@ def _encoding_cases(rng):
     and N large enough that the fastest rows wrap round several times."""
     sizes = [(int(rng.choice((5, 7, 9))), int(rng.integers(6, 13))),
              (int(rng.choice((6, 8, 10, 12))), int(rng.integers(14, 33)))]
-    return [Case("book", {"D": 4, "N": 3})] + [Case("fresh", {"D": D, "N": N}, about=f"D={D}, N={N}") for D, N in sizes]
+    return [Case("book", {"D": 4, "N": 3}, traits={ODD_D: False})] + \
+        [Case("fresh", {"D": D, "N": N}, about=f"D={D}, N={N}", traits={ODD_D: D % 2 == 1}) for D, N in sizes]
+
+
+ODD_D = Trait("D is odd (the last row is a sine with no cosine below it)", "D is even")
 
 
 # ---------------------------------------------------------------- is_permutation_equivariant
@@ -83,26 +94,41 @@ CHECKER_CALL = (
 
 def _clear(i):
     """Whether a case decides cleanly: an equivariant function is so up to rounding, any other breaks
-    equivariance by far more than any sensible tolerance, and seed 003's check says what its kind implies
-    (it rejects a function that changes the columns, it accepts one that only reorders them)."""
+    equivariance by far more than any sensible tolerance for every permutation that breaks it, seed 003's
+    check says what its kind implies (it rejects a function that changes the columns, it accepts one that
+    only reorders them or gives the same output for every order), and self-attention's f(X P) and f(X) P
+    differ in their last bits (so that an exact comparison is seen to fail)."""
     f, kind = cases.permutation_test_function(i), KINDS[int(i["which"])]
+    traits, moved = cases.permutation_traits(i, f)
+    if np.any((moved > cases.ROUNDING) & (moved <= 0.05)):
+        return False
     if kind == cases.EQUIVARIANT:
-        return ref.equivariance_violation(f, i["X"]) < 1e-9
+        return traits[cases.EQUIVARIANT_T] and (NAMES[int(i["which"])] != "scaled self-attention"
+                                                or traits[cases.ROUNDED_T])
+    if kind == cases.ONE_PERMUTATION and not traits[cases.ONE_T]:
+        return False
     same_set = ref.same_columns_for_every_permutation(f, i["X"])
-    return ref.equivariance_violation(f, i["X"]) > 0.05 and same_set == (kind == cases.REORDERS_COLUMNS)
+    return moved.max() > 0.05 and same_set == (kind in SAME_SET_KINDS)
+
+
+SAME_SET_KINDS = (cases.REORDERS_COLUMNS, cases.SAME_FOR_EVERY_ORDER)  # f(X P) holds the same columns for every P
+ORDER = [cases.EQUIVARIANT, cases.CHANGES_COLUMNS, cases.REORDERS_COLUMNS, cases.SAME_FOR_EVERY_ORDER, cases.ONE_PERMUTATION]
 
 
 def _checker_cases(rng):
     """The book's X with scaled self-attention of X + Pi, then every test function on a fresh X, in the
-    order equivariant, changes the columns, reorders them: the verdict names the first one it got wrong."""
-    out = [Case("book", cases.book_03(BOOK_FUNCTION), about=NAMES[BOOK_FUNCTION] + ", the book's X")]
-    for which in sorted(range(len(NAMES)), key=lambda w: [cases.EQUIVARIANT, cases.CHANGES_COLUMNS,
-                                                           cases.REORDERS_COLUMNS].index(KINDS[w])):
+    order equivariant, changes the columns, reorders them, the same for every order, broken by one
+    permutation: the verdict names the first one it got wrong. Each case carries what the grader knows of
+    its function on its X (cases.permutation_traits), for the verdict's words."""
+    book = cases.book_03(BOOK_FUNCTION)
+    out = [Case("book", book, about=NAMES[BOOK_FUNCTION] + ", the book's X", traits=cases.permutation_traits(book)[0])]
+    for which in sorted(range(len(NAMES)), key=lambda w: ORDER.index(KINDS[w])):
         for _ in range(100):
             i = cases.fresh_03(rng, which)
             if _clear(i):
                 break
-        out.append(Case("fresh", i, about=f"{NAMES[which]}, D={i['X'].shape[0]}, N={i['X'].shape[1]}"))
+        out.append(Case("fresh", i, about=f"{NAMES[which]}, D={i['X'].shape[0]}, N={i['X'].shape[1]}",
+                        traits=cases.permutation_traits(i)[0]))
     return out
 
 
@@ -117,7 +143,10 @@ def _checker_marks(cases_, reasons):
     wrong = {KINDS[int(c.inputs["which"])] for c, why in zip(cases_, reasons) if why is not None}
     if not wrong:
         return 1.0
-    return 0.5 if wrong == {cases.REORDERS_COLUMNS} else 0.0
+    # The functions seen by the grader only count as the reordering ones do: a checker wrong on them alone
+    # (it tries some permutations only, or compares sets of columns) still rejects every function that changes
+    # the columns for every P.
+    return 0.5 if wrong <= {cases.REORDERS_COLUMNS, cases.SAME_FOR_EVERY_ORDER, cases.ONE_PERMUTATION} else 0.0
 
 
 PROBES = {
@@ -129,6 +158,7 @@ PROBES = {
         cases=_encoding_cases,
         reference=lambda i: ref.position_encoding(int(i["D"]), int(i["N"])),
         steps=lambda i: shared_steps.position_encoding(int(i["D"]), int(i["N"])),
+        readings=(readings.encoding_rows,),  # what its wrong rows are, as sines: scalar loops leave no array to trace
         mistakes=mistakes.POSITION_ENCODING,
     ),
     "test_permutation_matrices": Probe(
@@ -142,6 +172,7 @@ PROBES = {
         kernel_reference=kernel_source("generate_permutation_matrices", ref.permutation_matrices),
         mistakes=mistakes.PERMUTATION_MATRICES,
         marks=_permutation_marks,
+        readings=(readings.permutation_orders,),  # which orders are missing, repeated, or no permutation
     ),
     "test_is_permutation_equivariant": Probe(
         what="is_permutation_equivariant",
