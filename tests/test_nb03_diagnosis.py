@@ -242,3 +242,18 @@ if __name__ == "__main__":
     else:
         for name, runs in results.items():
             print(f"{name}\n    {runs[0][0]:g}/{runs[0][1]:g} [{runs[0][2]}] {runs[0][4]}")
+
+
+def test_frequencies_made_with_another_size_of_the_inputs_are_said_with_it():
+    """Every wrong pair of rows turning at 1/10000**(2i/N): one sentence naming N, not a row at a time."""
+    from grader.course.nb03_permutation_equivariance import readings
+    D, N = 7, 11
+    n = np.arange(N)
+    wrong = np.zeros((D, N))
+    for d in range(D):
+        w = 1 / 10000 ** (2 * (d // 2) / N)
+        wrong[d] = np.sin(n * w) if d % 2 == 0 else np.cos(n * w)
+    said = readings.encoding_rows({"D": D, "N": N}, wrong)
+    assert said.startswith("rows 2, 3, 4, 5 and 6 of 7 (numbered from 0) turn at 1/10000**(2i/11), 11 being N"), said
+    wrong[6] = 0.0  # not every row so: read a row at a time
+    assert "11 being N" not in readings.encoding_rows({"D": D, "N": N}, wrong)

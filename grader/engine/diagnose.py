@@ -295,7 +295,7 @@ def same_shape(got, want, inputs=None, names=()):
                 # Zero where the right answer is not: a slice never written (a loop that skips it, an array
                 # left as np.zeros made it). The zeros are the fact; the question is the one cause that gives them.
                 return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} 0 everywhere, "
-                        f"where the right answer is not, and {_numbers(right)} {'is' if len(right) == 1 else 'are'} "
+                        f"where the right values are not, and {_numbers(right)} {'is' if len(right) == 1 else 'are'} "
                         f"right: {'is it' if len(wrong) == 1 else 'are they'} ever written?")
             if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
                 return Finding(f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "

@@ -773,11 +773,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
     text, kind = _finding(probe, cases, got, reasons)
     traits = _trait_finding(cases, got, reasons)
-    if traits:  # which inputs it is wrong on, as a property of the inputs; then one of them, as an example
+    if traits:  # which inputs it is wrong on, as a property of the inputs (an example would be a third sentence)
         if any(g is None for g, why in zip(got, reasons) if why is not None):  # an error: quoted, not explained
             text = next(f"On {_where(c)}: {why}" for c, why in zip(cases, reasons) if why is not None)
-        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)} {_sentence(text)}",
-                       finding="structural")
+            return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)} {_sentence(text)}",
+                           finding="structural")
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)}", finding="structural")
     if step and kind == "reported":  # wrong values and no more: say at least which steps are right
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
@@ -1035,13 +1036,9 @@ def _case_finding(probe, case, value, why):
             g, w = np.squeeze(g), np.squeeze(w)
         text = diagnose.other_shape(g, w, case.inputs, probe.axes)
         return label + text if not text.startswith("shape ") or "where" in text else None
-    seen = _views(probe, case.inputs, value, want) if single else []
-    # A view that reads the whole answer at once (the draws it is made of) says more than any pattern in it.
-    text = next((g for _, g, _, _ in seen if isinstance(g, str)), None)
-    if text is None:
-        text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
-    if text is None:
-        text = _seen_through_views(probe, case.inputs, seen)
+    text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
+    if text is None and single:
+        text = _seen_through_views(probe, case.inputs, _views(probe, case.inputs, value, want))
     return label + text if text else None
 
 
@@ -1060,7 +1057,9 @@ def _seen_through_views(probe, inputs, seen):
     """A finding on a view of the result (its heads before the output projection, its weights), or None."""
     from . import diagnose
     for words, g, w, axes in seen:
-        if g is None or w is None or isinstance(g, str) or np.shape(g) != np.shape(w):
+        if isinstance(g, str):
+            return g
+        if g is None or w is None or np.shape(g) != np.shape(w):
             continue
         text = diagnose.said_for(diagnose.same_shape(g, w, inputs, axes), probe.operations)
         if text:

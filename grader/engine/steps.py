@@ -14,7 +14,6 @@ is a fact about the student's arrays; nothing here scores.
 """
 import contextlib
 import itertools
-import math
 import re
 
 import numpy as np
@@ -143,7 +142,9 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
                     if len(after) == 1 else "the steps after it are missing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
     right = _right(steps, found)
-    tied = _attempts(steps, values, trace, inputs, returned, right)
+    several = [np.asarray(r, dtype=np.float64) for r in result if isinstance(r, np.ndarray)] \
+        if not single and isinstance(result, list) else []
+    tied = _attempts(steps, values, trace, inputs, returned, right, several)
     if remake is not None:
         # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
         # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
@@ -293,13 +294,14 @@ def _numbers_of(inputs):
     return out
 
 
-def _attempts(steps, values, trace, inputs, returned, right=None):
+def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
     """{step index: what a structural finding says of the student's array that attempts it}. Each array
     that equals no step is tied to the latest step a finding ties it to (an array of scaled scores is also
     a multiple of the unscaled ones: it is an attempt at the scaled ones); the returned result is an attempt
     at the result alone, and only the result. A step with several arrays gets the last one made."""
     last = len(steps) - 1
     tied = {}
+    below = _below(steps)
     given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
     numbers = _numbers_of(inputs)
     for where, name, a in trace:
@@ -342,25 +344,13 @@ def _attempts(steps, values, trace, inputs, returned, right=None):
                        f"in {_yours(where, name)}, {text}")
             ties[i] = Related(ties[i]) if related else ties[i]
         if ties:
-            i = max(ties)
-            # An array that is only some multiple of several steps (a gradient, and the moment made from it) is
-            # an attempt at the one it is nearest to: the gradient 2 times, not the moment 20 times
-            # (among the steps not already right: one the student has elsewhere is no step this array attempts)
-            scaled = {j: _factor(a, values[j]) for j in ties if right is None or not right[j]}
-            if scaled and all(c is not None for c in scaled.values()):
-                i = min(scaled, key=lambda j: (abs(math.log(abs(scaled[j]))), -j))
+            # A part with several results: an array it does not return that ties to a step on the way is no
+            # attempt at a result made from it (a gradient 2 times too large, not the moment 20 times)
+            inner = [j for j in ties if below[j]] if returned is None and not any(
+                np.shape(r) == a.shape and np.array_equal(r, a) for r in results) else []
+            i = max(inner) if inner else max(ties)
             tied[i] = ties[i]
     return tied
-
-
-def _factor(a, want):
-    """c when the array `a` is c times `want` (as the step's shape), else None."""
-    g = next(_forms(a, want), None)
-    norm = float(np.vdot(want, want))
-    if g is None or norm == 0:
-        return None
-    c = float(np.vdot(g, want)) / norm
-    return c if c != 0 and np.allclose(g, c * want, rtol=1e-9, atol=1e-12 * float(np.max(np.abs(want)))) else None
 
 
 def _reduced_over_other_axes(a, step, inputs):
@@ -383,6 +373,9 @@ def _reduced_over_other_axes(a, step, inputs):
                 continue
             for keepdims in (True, False):
                 r = reduce(x, axis=axes, keepdims=keepdims)
+                if len(axes) == 1 and any(bool(course().same(np.squeeze(r), np.squeeze(x.take(k, axes[0]))))
+                                          for k in range(x.shape[axes[0]])):
+                    continue  # one of the input's own slices: a piece of it taken, as likely as a reduction
                 if r.shape == a.shape and bool(course().same(a, r)):
                     return (f"the {words} over the {over(axes)}, where the {words} over the {over(right)}"
                             f"{' alone' if len(right) == 1 else ''} is due")
@@ -513,6 +506,8 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
             v = other.get(steps[i].name)
             if i in out or v is None or (v.shape == values[i].shape and bool(course().same(v, values[i]))):
                 continue
+            if not np.max(np.abs(v), initial=0) > 100 * course().ATOL:
+                continue  # near zero: any array near zero (a key bias's gradient) would "equal" it
             last = returned is not None and i == len(steps) - 1
             for where, name, a in arrays:
                 if np.size(a) == v.size and (not last or np.array_equal(a, returned)) and holds(a, v, not _stacked(name)):

@@ -226,6 +226,26 @@ def _row_words(row, d, D, tolerance):
     return "phase", f"the right frequency, with its angles starting at {shift:.4g} radians where 0 is due"
 
 
+def _other_denominator(got, wrong, D, sizes):
+    """ "rows 2 to 8 turn at 1/10000**(2i/12), 12 being N, where 1/10000**(2i/9) is due", when every wrong row is
+    a sine or cosine of the right phase whose frequency is 1/10000**(2i/x) for one other size x of the inputs."""
+    found = set()
+    for d in wrong:
+        read = _as_sine(got[d], 1e-6)
+        if d < 2 or read is None or read[0] <= 1e-12 or abs(read[1] - 1) > 1e-6:
+            return None
+        x = 2 * (d // 2) * math.log(10000.0) / -math.log(read[0])  # 1/10000**(2i/x) = w
+        name = next((n for n, size in sizes.items() if size != D and abs(x - size) < 1e-6), None)
+        if name is None:
+            return None
+        found.add(name)
+    if len(found) != 1:
+        return None
+    name = found.pop()
+    return (f"rows {_listing([str(d) for d in wrong])} of {D} (numbered from 0) turn at 1/10000**(2i/{sizes[name]}), "
+            f"{sizes[name]} being {name}, where 1/10000**(2i/{D}) is due, D = {D} being the number of rows")
+
+
 def encoding_rows(inputs, value):
     """What the wrong rows of position_encoding(D, N) are, as sines: one sentence, or None."""
     D, N = int(inputs["D"]), int(inputs["N"])
@@ -238,6 +258,9 @@ def encoding_rows(inputs, value):
     wrong = [d for d in range(D) if np.max(np.abs(got[d] - want[d])) > 1e-4 * max(1.0, np.max(np.abs(want[d])))]
     if not wrong:
         return None
+    other = _other_denominator(got, wrong, D, {"N": N})
+    if other:
+        return other
     read = [(d, _row_words(got[d], d, D, tolerance)) for d in wrong]
     if any(words is None for _, words in read):
         return None  # a row it cannot read: the generic findings say where the rows are wrong

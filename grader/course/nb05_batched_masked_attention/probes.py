@@ -216,7 +216,7 @@ PROBES = {
         call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
         steps=_init_steps,
-        views=(("seen as draws", views.init_draws, ()),),
+        readings=(views.init_draws,),  # the weights read as the generator's draws, shifted and scaled
         reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
         mistakes=mistakes.INIT_05,
     ),

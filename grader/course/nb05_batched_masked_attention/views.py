@@ -1,4 +1,4 @@
-"""Notebook 05's own view of a result (Probe.views): init_weight's weights read as draws."""
+"""Notebook 05's own reading of a result (Probe.readings): init_weight's weights read as draws."""
 import numpy as np
 
 
