@@ -604,3 +604,23 @@ def test_the_plan_overwrites_cells_as_nbgrader_does(tmp_path):
         assert ours == theirs, name
         changed += theirs != nb
     assert changed >= 4  # points, grade id, lock and hidden test put back: the comparison saw real work
+
+
+def test_grading_learns_each_assignments_time_and_runs_the_longest_first():
+    from grader.engine.grade import LongestFirst
+    order = LongestFirst()
+    for a in ("01", "09", "05"):
+        for i in range(3):
+            order.add(a, (a, i))
+    assert len(order) == 9
+    # One notebook of each, to learn its time, in the order planned.
+    assert [order.next() for _ in range(3)] == [("01", ("01", 0)), ("09", ("09", 0)), ("05", ("05", 0))]
+    order.finished("01", 0.5)
+    order.finished("09", 4.0)
+    order.finished("05", None)  # its worker failed: no time learnt
+    assert order.next() == ("05", ("05", 1))  # still untimed and none of it running: one more to learn
+    assert order.next() == ("09", ("09", 1))  # then the longest
+    assert order.next() == ("09", ("09", 2))
+    order.finished("05", 9.0)
+    assert [order.next() for _ in range(3)] == [("05", ("05", 2)), ("01", ("01", 1)), ("01", ("01", 2))]
+    assert order.next() is None and len(order) == 0

@@ -21,6 +21,7 @@ import json
 import multiprocessing
 import os
 import threading
+import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -59,10 +60,18 @@ def _execute_class(mode):
 def execute(task):
     """Run one notebook; task: notebook (JSON text), timeout (s per cell), notebook_timeout (s), mode.
 
-    Returns {"notebook": executed JSON text} or {"error": one line}. A notebook that
-    runs past notebook_timeout has its kernel killed; it is then an error, like a
+    Returns {"notebook": executed JSON text} or {"error": one line}, and "seconds": how
+    long it took here (grading starts the longest assignments first by it). A notebook
+    that runs past notebook_timeout has its kernel killed; it is then an error, like a
     kernel that died.
     """
+    start = time.monotonic()
+    result = _execute(task)
+    result["seconds"] = time.monotonic() - start
+    return result
+
+
+def _execute(task):
     nb = nbformat.v4.reads(task["notebook"])  # version 4 JSON text; not validated again
     ep = executor_class(task["mode"])(timeout=task["timeout"])
     expired = threading.Event()
@@ -98,7 +107,9 @@ def _warm_up(mode, runtime=None):
 
 
 class Pool:
-    """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future."""
+    """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future.
+
+    slots: how many notebooks it runs at once (grading keeps about that many submitted, and picks the next)."""
 
     def __init__(self, workers, mode, scheduler=None, runtime=None):
         """runtime: where local workers' sandboxes keep their host-side files (the course's .sandbox)."""
@@ -109,6 +120,7 @@ class Pool:
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm_up, initargs=(mode, runtime))
             self.where = f"{workers} local worker processes"
+            self.slots = workers
         else:
             from distributed import Client, LocalCluster
             if scheduler == "local":
@@ -120,8 +132,11 @@ class Pool:
             else:
                 self._client = Client(scheduler)
             self.executor = self._client.get_executor(pure=False)
-            n = len(self._client.scheduler_info()["workers"])
+            info = self._client.scheduler_info()["workers"]
+            n = len(info)
             self.where = f"Dask at {self._client.scheduler.address} ({n} workers)"
+            # Notebooks the cluster runs at once, as it is now (a worker that joins later gets work as others do).
+            self.slots = max(sum(w.get("nthreads", 1) for w in info.values()), workers or 1)
 
     def submit(self, task):
         return self.executor.submit(execute, task)
