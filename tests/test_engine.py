@@ -624,3 +624,13 @@ def test_grading_learns_each_assignments_time_and_runs_the_longest_first():
     order.finished("05", 9.0)
     assert [order.next() for _ in range(3)] == [("05", ("05", 2)), ("01", ("01", 1)), ("01", ("01", 2))]
     assert order.next() is None and len(order) == 0
+
+
+@root_only
+def test_a_forked_notebook_reports_its_kernels_cpu_which_orders_grading():
+    parallel._warm_up(parallel.FORKED)  # as a grading worker starts: the zygote is there before the notebook
+    nb = nbformat.read(ROOT / "solutions/01_self_attention/01_self_attention.ipynb", as_version=4)
+    result = parallel.execute({"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 300,
+                               "mode": parallel.FORKED})
+    assert "notebook" in result and result["seconds"] > 0
+    assert result["kernel_cpu"] > 0  # the forked kernel's CPU, read from its zygote once it is reaped

@@ -489,9 +489,10 @@ class Progress:
 class LongestFirst:
     """Which planned notebook runs next: one of the assignment whose notebooks have taken longest so far.
 
-    Nothing is declared: the first notebook of each assignment runs as soon as it is planned, and the time
-    its worker took is the assignment's estimate (the median, as more finish); then the assignment with the
-    longest goes first. The long ones (09's training) so start early instead of last, and the end of a run
+    Nothing is declared: the first notebook of each assignment runs as soon as it is planned, and the CPU
+    its kernel used (the worker's wall time where that is unknown) is the assignment's estimate (the median,
+    as more finish); then the assignment with the longest goes first. CPU, not wall: on a loaded machine a
+    notebook's wall time says more about when it ran than about what it costs. The long ones (09's training) so start early instead of last, and the end of a run
     is short notebooks on every core, not one long one on one core while the others wait.
     """
 
@@ -570,7 +571,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 except Exception as e:  # the worker itself failed: nbgrader will run this one alone
                     say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
                 else:
-                    seconds = result.get("seconds")
+                    seconds = result.get("kernel_cpu", result.get("seconds"))
                     if "error" in result:
                         store(where, key, error=result["error"], run=env[RUN_VARIABLE])
                     else:

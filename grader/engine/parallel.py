@@ -20,6 +20,8 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import resource
+import sys
 import threading
 import time
 
@@ -60,15 +62,37 @@ def _execute_class(mode):
 def execute(task):
     """Run one notebook; task: notebook (JSON text), timeout (s per cell), notebook_timeout (s), mode.
 
-    Returns {"notebook": executed JSON text} or {"error": one line}, and "seconds": how
-    long it took here (grading starts the longest assignments first by it). A notebook
-    that runs past notebook_timeout has its kernel killed; it is then an error, like a
-    kernel that died.
+    Returns {"notebook": executed JSON text} or {"error": one line}, "seconds": how long
+    it took here, and "kernel_cpu": the CPU seconds its kernel used, where this process can
+    tell (grading starts the longest assignments first by it). A notebook that runs past
+    notebook_timeout has its kernel killed; it is then an error, like a kernel that died.
     """
-    start = time.monotonic()
+    start, before = time.monotonic(), _kernels_cpu()
     result = _execute(task)
+    after = _kernels_cpu()
     result["seconds"] = time.monotonic() - start
+    if before is not None and after is not None and after[0] == before[0]:
+        result["kernel_cpu"] = after[1] - before[1]
     return result
+
+
+def _kernels_cpu():
+    """(zygote, CPU seconds of the kernels this process has run and that are gone), or None if unknown.
+
+    A kernel's CPU is added to its parent's when the parent reaps it: this process's, for a kernel it
+    started (bubblewrap, plain), or the zygote's, for a forked one. Unlike the wall time, it hardly
+    depends on what else the machine runs meanwhile."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    mine = usage.ru_utime + usage.ru_stime
+    forkserver = sys.modules.get(f"{__package__}.forkserver")  # imported where kernels are forked
+    pid = getattr(getattr(forkserver, "_zygote", None), "host_pid", None)
+    if pid is None:
+        return None, mine
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return pid, mine + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
 
 
 def _execute(task):
