@@ -205,16 +205,21 @@ def main(argv=None):
           f"cell timeout {args.timeout} s; workers {args.workers or 'default'}", flush=True)
     fast, plain, floor = benchmark(out, plan, args.workers, args.timeout, args.cprofile)
     print(f"after the three runs: {load()}")
-    print(side_by_side(plan, floor, fast, plain))
+    return results(plan, floor, fast, plain, out, args.profile)
 
+
+def results(plan, floor, fast, plain, out, profile=False):
+    """Print what the three runs measured and whether the scores agree; the exit code (1: they do not)."""
+    n = len(plan)
+    print(side_by_side(plan, floor, fast, plain))
     for run in (plain, fast):
-        if args.profile:
+        if profile:
             print(f"\n{run.name}: where the CPU went ({os.cpu_count()} cores x {run.seconds:.0f} s wall)\n"
                   f"{run.cpu.table(n, run.seconds)}")
     if fast.profile:
         # cProfile sees the thread that called grade_class: waiting on workers shows as lock acquires.
         print(f"\nprofile of this grader's main process (its main thread; workers not included):\n"
-              f"{profile_summary(fast.profile, out / 'parallel.pstats')}")
+              f"{profile_summary(fast.profile, Path(out) / 'parallel.pstats')}")
 
     failed = False
     for run in (plain, fast):
@@ -231,7 +236,7 @@ def main(argv=None):
         print("\n".join(f"  {d}" for d in diff))
     else:
         print(f"\nscores identical: {len(scores(plain.rows))} parts of {n} notebooks")
-    print(f"course directories: {out / 'plain'}, {out / 'parallel'}")
+    print(f"course directories: {Path(out) / 'plain'}, {Path(out) / 'parallel'}")
     return 1 if failed else 0
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from benchmarks.floor import floor
-from benchmarks.grade_class import Run, benchmark, differences, main, scores, side_by_side, ungraded
+from benchmarks.grade_class import Run, benchmark, differences, main, results, scores, side_by_side, ungraded
 from benchmarks.synthetic_class import KINDS, Entry, draw
 from grader.engine.build import assignments as course_assignments
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
@@ -109,6 +109,16 @@ def test_the_floor_runs_every_notebook_the_graders_run_and_what_stops_each_cell(
     text = side_by_side(PLAN, run, fast, plain)
     assert "floor" in text and f"{fast.seconds / run.wall:.2f}x" in text and f"{fast.cpu.own() / run.cpu:.2f}x" in text
     assert fast.cpu.own() > 0 and plain.cpu.own() > 0
+
+
+def test_what_the_benchmark_prints_after_its_runs(bench, capsys):
+    out, (fast, plain, run) = bench
+    assert results(PLAN, run, fast, plain, out, profile=True) == 0
+    printed = capsys.readouterr().out
+    for words in ("this grader / floor", "where the CPU went", "idle (cores x wall - both)", "scores identical"):
+        assert words in printed, words
+    wrong = Run("parallel", fast.course, fast.seconds, [dict(r, part_score=-1) for r in fast.rows], cpu=fast.cpu)
+    assert results(PLAN, run, wrong, plain, out) == 1 and "scores differ" in capsys.readouterr().out
 
 
 def test_the_floor_runs_cells_as_a_kernel_would(tmp_path):
