@@ -9,6 +9,9 @@ the CPU seconds (user + system) it has used; processes that were running before
 count only what they used after. A process that starts and ends between two
 readings is missed (the uid-killing helper of a forked kernel, say: milliseconds).
 Linux only. The kind of a process comes from its owner and its command line.
+Only this process and its descendants (as seen through their parents when first
+read) count as the run's own: another user's kernels or tests on a shared machine
+are "other work", counted apart, like the operating system's threads.
 """
 import os
 import threading
@@ -45,11 +48,17 @@ def kind_of(pid, me):
 
 def cpu_seconds(pid):
     """(CPU seconds used, start time) of a process, or None if it is gone."""
+    now = _stat(pid)
+    return now and now[:2]
+
+
+def _stat(pid):
+    """(CPU seconds used, start time, parent pid) of a process, or None if it is gone."""
     try:
         fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / TICKS, fields[19]
+    return (int(fields[11]) + int(fields[12])) / TICKS, fields[19], int(fields[1])
 
 
 class CpuByProcess:
@@ -73,27 +82,44 @@ class CpuByProcess:
             self._read(first=False)
 
     def _read(self, first):
+        now = {}
         for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            now = cpu_seconds(int(entry))
-            if now is None:
-                continue
-            used, started = now
-            key = (int(entry), started)  # a pid can be reused
+            if entry.isdigit():
+                stat = _stat(int(entry))
+                if stat is not None:
+                    now[int(entry)] = stat
+        # Ours: this process, and any process whose parent is ours (a child may be listed before its parent).
+        ours = {pid for pid, (_, started, _) in now.items()
+                if pid == self.me or self.seen.get((pid, started), [None, 0, 0, False])[3]}
+        grew = True
+        while grew:
+            more = {pid for pid, (_, _, parent) in now.items() if parent in ours} - ours
+            ours |= more
+            grew = bool(more)
+        for pid, (used, started, _) in now.items():
+            key = (pid, started)  # a pid can be reused
             if key not in self.seen:
-                kind = kind_of(int(entry), self.me)
+                kind = kind_of(pid, self.me)
                 if kind is None:
                     continue
-                self.seen[key] = [kind, used if first else 0.0, used]
+                self.seen[key] = [kind, used if first else 0.0, used, pid in ours]
             self.seen[key][2] = max(self.seen[key][2], used)
 
     def totals(self):
-        """{kind: CPU seconds used while watched}."""
+        """{kind: CPU seconds used while watched} of this process and its descendants."""
         out = {}
-        for kind, before, last in self.seen.values():
-            out[kind] = out.get(kind, 0.0) + last - before
+        for kind, before, last, ours in self.seen.values():
+            if ours:
+                out[kind] = out.get(kind, 0.0) + last - before
         return out
+
+    def own(self):
+        """CPU seconds this process and its descendants used while watched."""
+        return sum(self.totals().values())
+
+    def other(self):
+        """CPU seconds every other process (other work on the machine, the operating system) used while watched."""
+        return sum(last - before for _, before, last, ours in self.seen.values() if not ours)
 
     def table(self, notebooks, wall):
         totals = {k: v for k, v in self.totals().items() if v >= 0.05}
@@ -101,7 +127,8 @@ class CpuByProcess:
         lines = [f"  {'CPU seconds by process':52}{'s':>8}{'s/notebook':>12}"]
         for kind, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
             lines.append(f"  {kind:52}{seconds:8.1f}{seconds / notebooks:12.3f}")
-        used = sum(totals.values())
-        lines.append(f"  {'all':52}{used:8.1f}{used / notebooks:12.3f}")
-        lines.append(f"  {'idle (cores x wall - all)':52}{max(0.0, cores * wall - used):8.1f}")
+        used, other = sum(totals.values()), self.other()
+        lines.append(f"  {'all of this run':52}{used:8.1f}{used / notebooks:12.3f}")
+        lines.append(f"  {'other work on the machine, and the OS':52}{other:8.1f}")
+        lines.append(f"  {'idle (cores x wall - both)':52}{max(0.0, cores * wall - used - other):8.1f}")
         return "\n".join(lines)

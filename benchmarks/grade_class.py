@@ -4,20 +4,23 @@
                                      [--timeout 10] [--out DIR] [--seed 1] [--profile] [--cprofile]
 
 1. writes a synthetic class (benchmarks/synthetic_class.py) to OUT/submissions;
-2. grades it twice, each into its own fresh course directory, with the same
+2. runs its floor (benchmarks/floor.py): each notebook the graders run, its code cells alone
+   in a plain Python process, with the same cell timeout, on as many processes as cores;
+3. grades it twice, each into its own fresh course directory, with the same
    COURSE_GRADING_SEED (taken from the environment, or drawn and printed) and the
    same cell timeout: OUT/parallel with grade_class(workers=N), OUT/plain with
    grade_class(serial=True), which is stock `nbgrader autograde` per assignment;
-3. compares part_score and needs_manual_grade of every (student, assignment, part)
+4. compares part_score and needs_manual_grade of every (student, assignment, part)
    in the two gradebooks, prints every difference and exits 1 if there is one;
-4. prints the machine, notebooks graded, wall seconds and notebooks per second for
-   both, and the ratio; with --profile, the CPU seconds of each kind of process in
-   both runs (kernels, nbgrader, workers, this process: benchmarks/cpu_by_process.py);
+5. prints the machine, notebooks graded, wall seconds and CPU seconds a notebook for the
+   floor and both graders (a grader's CPU: this process and its descendants, read from
+   /proc by benchmarks/cpu_by_process.py), notebooks per second, and the ratios this
+   grader / plain nbgrader and this grader / floor; with --profile, the CPU seconds of
+   each kind of process in both runs (kernels, nbgrader, workers, this process);
    with --cprofile, where this grader's main process spends time (cProfile, also
    saved to OUT/parallel.pstats).
 """
 import argparse
-import contextlib
 import cProfile
 import io
 import os
@@ -39,6 +42,7 @@ from grader.engine.nbgrader_plugin import SEED_VARIABLE
 
 from . import synthetic_class
 from .cpu_by_process import CpuByProcess
+from .floor import floor as run_floor, summary as floor_summary
 
 
 @dataclass
@@ -48,7 +52,7 @@ class Run:
     seconds: float
     rows: list            # grader.engine.report.collect(course): a row per student, assignment and part
     profile: object = None  # cProfile.Profile of the run, with --cprofile
-    cpu: object = None      # CpuByProcess of the run, with --profile
+    cpu: object = None      # CpuByProcess of the run: the CPU of its processes, by kind
 
 
 def machine():
@@ -64,11 +68,11 @@ def load():
     return "load average %.1f %.1f %.1f (1, 5, 15 min)" % os.getloadavg()
 
 
-def grade(name, submissions, course, profile=False, cprofile=False, **options):
-    """Grade the class into course with grade_class(**options); time it (and profile it if asked)."""
+def grade(name, submissions, course, cprofile=False, **options):
+    """Grade the class into course with grade_class(**options); time it, count its CPU (and cProfile it if asked)."""
     say = lambda *args: print(f"  [{name}]", *args, flush=True)  # noqa: E731
     profiler = cProfile.Profile() if cprofile else None
-    cpu = CpuByProcess() if profile else contextlib.nullcontext()
+    cpu = CpuByProcess()
     start = time.perf_counter()
     with cpu:
         if profiler:
@@ -81,7 +85,7 @@ def grade(name, submissions, course, profile=False, cprofile=False, **options):
     seconds = time.perf_counter() - start
     # Both runs are read back from their gradebooks by the same code (not grade_class's return
     # value), so a difference can only come from what the grading wrote.
-    return Run(name, Path(course), seconds, report.collect(course), profiler, cpu if profile else None)
+    return Run(name, Path(course), seconds, report.collect(course), profiler, cpu)
 
 
 def scores(rows):
@@ -125,18 +129,49 @@ def profile_summary(profiler, path, top=25):
     return text.getvalue().strip()
 
 
-def benchmark(out, plan, workers=None, timeout=10, profile=False, cprofile=False):
-    """Write the class, grade it both ways into fresh course directories; returns (parallel run, plain run)."""
+def floor_of(submissions, plan, timeout):
+    """The floor of the class (benchmarks/floor.py): every notebook handed in under its own name (the ones
+    both graders run; a misnamed one is graded as missing, with nothing run), its cells in a plain process."""
+    return run_floor([Path(submissions) / e.path for e in plan if e.kind != "missing"], timeout)
+
+
+def benchmark(out, plan, workers=None, timeout=10, cprofile=False):
+    """Write the class, run its floor, grade it both ways into fresh course directories;
+    returns (parallel run, plain run, floor)."""
     out = Path(out)
     print(f"class: {synthetic_class.describe(plan)} -> {out / 'submissions'}", flush=True)
     submissions = synthetic_class.write(out / "submissions", plan)
     only = sorted({e.assignment for e in plan})
-    # This grader goes first: plain nbgrader then runs with the disk cache already warm,
-    # which can only flatter it, so the ratio printed is if anything too low.
-    fast = grade("parallel", submissions, out / "parallel", profile, cprofile, only=only, workers=workers,
-                 timeout=timeout)
-    plain = grade("plain", submissions, out / "plain", profile, only=only, serial=True, timeout=timeout)
-    return fast, plain
+    floor = floor_of(submissions, plan, timeout)
+    print(f"  [floor] {floor_summary(floor, len(plan))}", flush=True)
+    # This grader goes before plain nbgrader: plain nbgrader then runs with the disk cache already
+    # warm, which can only flatter it, so the ratio printed is if anything too low.
+    fast = grade("parallel", submissions, out / "parallel", cprofile, only=only, workers=workers, timeout=timeout)
+    plain = grade("plain", submissions, out / "plain", only=only, serial=True, timeout=timeout)
+    return fast, plain, floor
+
+
+def side_by_side(plan, floor, fast, plain):
+    """The table of the floor and both graders, per notebook of the class, and the ratios."""
+    n = len(plan)
+    lines = [f"\n{'':10}{'notebooks':>10}{'in gradebook':>14}{'wall s':>10}{'wall s/nb':>11}{'CPU s/nb':>10}"
+             f"{'notebooks/s':>13}",
+             f"{'floor':10}{n:>10}{'-':>14}{floor.wall:>10.1f}{floor.wall / n:>11.3f}{floor.cpu / n:>10.3f}"
+             f"{n / floor.wall:>13.2f}"]
+    for run in (plain, fast):
+        rows = len(graded(run) & {(e.student_id, e.assignment) for e in plan})
+        lines.append(f"{run.name:10}{n:>10}{rows:>14}{run.seconds:>10.1f}{run.seconds / n:>11.3f}"
+                     f"{run.cpu.own() / n:>10.3f}{n / run.seconds:>13.2f}")
+    lines.append(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde "
+                 f"(wall)")
+    lines.append(f"this grader / floor: wall {fast.seconds / floor.wall:.2f}x, "
+                 f"CPU a notebook {fast.cpu.own() / floor.cpu:.2f}x "
+                 f"(plain nbgrader / floor: wall {plain.seconds / floor.wall:.2f}x, CPU {plain.cpu.own() / floor.cpu:.2f}x)")
+    lines.append(f"floor: {floor_summary(floor, n)}")
+    lines.append(f"CPU of a grader: its process and every process it started (kernels, workers, nbgrader), "
+                 f"read from /proc; other work on the machine (and the OS) meanwhile: plain {plain.cpu.other():.1f} CPU-s, "
+                 f"parallel {fast.cpu.other():.1f} CPU-s")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -149,7 +184,7 @@ def main(argv=None):
                                       "(default: a new temporary folder, kept)")
     parser.add_argument("--seed", type=int, default=1, help="fixes the class's mix (default 1)")
     parser.add_argument("--profile", action="store_true",
-                        help="where the CPU goes in both runs, by kind of process (benchmarks/cpu_by_process.py)")
+                        help="where the CPU went in both runs, by kind of process (benchmarks/cpu_by_process.py)")
     parser.add_argument("--cprofile", action="store_true",
                         help="also cProfile this grader's main process (it slows that process down)")
     args = parser.parse_args(argv)
@@ -168,24 +203,23 @@ def main(argv=None):
     print(machine())
     print(f"class seed {args.seed}; grading seed {SEED_VARIABLE}={os.environ[SEED_VARIABLE]}; "
           f"cell timeout {args.timeout} s; workers {args.workers or 'default'}", flush=True)
-    fast, plain = benchmark(out, plan, args.workers, args.timeout, args.profile, args.cprofile)
+    fast, plain, floor = benchmark(out, plan, args.workers, args.timeout, args.cprofile)
+    print(f"after the three runs: {load()}")
+    return results(plan, floor, fast, plain, out, args.profile)
 
+
+def results(plan, floor, fast, plain, out, profile=False):
+    """Print what the three runs measured and whether the scores agree; the exit code (1: they do not)."""
     n = len(plan)
-    print(f"\n{'':10}{'notebooks':>10}{'in gradebook':>14}{'wall s':>10}{'notebooks/s':>13}")
+    print(side_by_side(plan, floor, fast, plain))
     for run in (plain, fast):
-        rows = len(graded(run) & {(e.student_id, e.assignment) for e in plan})
-        print(f"{run.name:10}{n:>10}{rows:>14}{run.seconds:>10.1f}{n / run.seconds:>13.2f}")
-    print(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde")
-    print(f"after both runs: {load()}")
-
-    for run in (plain, fast):
-        if run.cpu:
+        if profile:
             print(f"\n{run.name}: where the CPU went ({os.cpu_count()} cores x {run.seconds:.0f} s wall)\n"
                   f"{run.cpu.table(n, run.seconds)}")
     if fast.profile:
         # cProfile sees the thread that called grade_class: waiting on workers shows as lock acquires.
         print(f"\nprofile of this grader's main process (its main thread; workers not included):\n"
-              f"{profile_summary(fast.profile, out / 'parallel.pstats')}")
+              f"{profile_summary(fast.profile, Path(out) / 'parallel.pstats')}")
 
     failed = False
     for run in (plain, fast):
@@ -202,7 +236,7 @@ def main(argv=None):
         print("\n".join(f"  {d}" for d in diff))
     else:
         print(f"\nscores identical: {len(scores(plain.rows))} parts of {n} notebooks")
-    print(f"course directories: {out / 'plain'}, {out / 'parallel'}")
+    print(f"course directories: {Path(out) / 'plain'}, {Path(out) / 'parallel'}")
     return 1 if failed else 0
 
 

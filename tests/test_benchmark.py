@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.grade_class import Run, benchmark, differences, main, scores, ungraded
+from benchmarks.floor import floor
+from benchmarks.grade_class import Run, benchmark, differences, main, results, scores, side_by_side, ungraded
 from benchmarks.synthetic_class import KINDS, Entry, draw
 from grader.engine.build import assignments as course_assignments
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
@@ -28,12 +29,20 @@ PLAN = [
 SPOILT = {("s2", A): "test_softmax", ("s2", B): "test_scaled_attention", ("s3", B): "test_softmax_cols"}
 
 
+TIMEOUT = 5  # seconds a cell, in the graders and the floor
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("benchmark")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(SEED_VARIABLE, "20261123")
-        fast, plain = benchmark(out, PLAN, workers=2, timeout=5)
+        return out, benchmark(out, PLAN, workers=2, timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def runs(bench):
+    fast, plain, _ = bench[1]
     return fast, plain
 
 
@@ -83,6 +92,53 @@ def test_the_looping_cell_is_stopped_by_the_cell_timeout(runs):
         assert "CellTimeoutError" in graded.read_text(), run.name
 
 
+def test_the_floor_runs_every_notebook_the_graders_run_and_what_stops_each_cell(bench):
+    out, (fast, plain, run) = bench
+    ran = {(e.student_id, e.assignment): e for e in PLAN if e.kind != "missing"}  # the misnamed one is not graded
+    by = {tuple(r["path"].removeprefix(str(out / "submissions") + "/").split("/")[:2]): r for r in run.notebooks}
+    assert set(by) == set(ran)
+    for key, r in by.items():
+        assert r["cpu"] > 0 and 0 < r["wall"] <= run.wall, key
+        kind = ran[key].kind
+        if kind in ("name_error", "syntax_error"):  # (a right notebook may raise too: the book's student does)
+            assert r["error"] > 0, (key, r)
+        assert r["timeout"] == (kind == "looping"), (key, r)
+        if kind == "looping":
+            assert r["wall"] >= TIMEOUT, r  # its looping cell ran until the cell timeout stopped it
+    assert run.cpu == pytest.approx(sum(r["cpu"] for r in run.notebooks))
+    text = side_by_side(PLAN, run, fast, plain)
+    assert "floor" in text and f"{fast.seconds / run.wall:.2f}x" in text and f"{fast.cpu.own() / run.cpu:.2f}x" in text
+    assert fast.cpu.own() > 0 and plain.cpu.own() > 0
+
+
+def test_what_the_benchmark_prints_after_its_runs(bench, capsys):
+    out, (fast, plain, run) = bench
+    assert results(PLAN, run, fast, plain, out, profile=True) == 0
+    printed = capsys.readouterr().out
+    for words in ("this grader / floor", "where the CPU went", "idle (cores x wall - both)", "scores identical"):
+        assert words in printed, words
+    wrong = Run("parallel", fast.course, fast.seconds, [dict(r, part_score=-1) for r in fast.rows], cpu=fast.cpu)
+    assert results(PLAN, run, wrong, plain, out) == 1 and "scores differ" in capsys.readouterr().out
+
+
+def test_the_floor_runs_cells_as_a_kernel_would(tmp_path):
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nx = 1"),
+        nbformat.v4.new_code_cell("raise ValueError('skipped, as a kernel records it')"),
+        nbformat.v4.new_code_cell("x += 1\nprint(x)\nplt.plot([1, 2]); plt.show(); plt.plot([2, 1])"),
+        nbformat.v4.new_code_cell("while True:\n    pass"),
+        nbformat.v4.new_code_cell("def ("),
+        nbformat.v4.new_markdown_cell("not code"),
+        nbformat.v4.new_code_cell("assert x == 2 and not plt.get_fignums()  # the figures were drawn and closed\nx"),
+    ])
+    nbformat.write(nb, tmp_path / "a.ipynb")
+    got = floor([tmp_path / "a.ipynb"], timeout=1, cores=1)
+    [r] = got.notebooks
+    assert (r["ok"], r["error"], r["timeout"]) == (3, 2, 1), r
+    assert r["wall"] >= 1 and r["cpu"] > 0 and got.wall >= r["wall"]
+
+
 def test_a_difference_or_a_lost_notebook_is_reported():
     row = {"student_id": "s1", "assignment": A, "part": "test_softmax", "part_score": 1.0, "needs_manual_grade": False}
     plain = Run("plain", None, 1.0, [row, dict(row, part="test_qkv_loop")])
@@ -129,4 +185,5 @@ def test_cpu_by_process_counts_what_a_process_burns_after_it_starts_watching():
     totals = cpu.totals()
     assert totals["other processes"] >= 0.5
     assert totals["this process (plan, keep results, progress)"] > 0
-    assert "all" in cpu.table(notebooks=1, wall=1.0)
+    assert cpu.own() == pytest.approx(sum(totals.values()))
+    assert "all of this run" in cpu.table(notebooks=1, wall=1.0)

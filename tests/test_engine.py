@@ -604,3 +604,33 @@ def test_the_plan_overwrites_cells_as_nbgrader_does(tmp_path):
         assert ours == theirs, name
         changed += theirs != nb
     assert changed >= 4  # points, grade id, lock and hidden test put back: the comparison saw real work
+
+
+def test_grading_learns_each_assignments_time_and_runs_the_longest_first():
+    from grader.engine.grade import LongestFirst
+    order = LongestFirst()
+    for a in ("01", "09", "05"):
+        for i in range(3):
+            order.add(a, (a, i))
+    assert len(order) == 9
+    # One notebook of each, to learn its time, in the order planned.
+    assert [order.next() for _ in range(3)] == [("01", ("01", 0)), ("09", ("09", 0)), ("05", ("05", 0))]
+    order.finished("01", 0.5)
+    order.finished("09", 4.0)
+    order.finished("05", None)  # its worker failed: no time learnt
+    assert order.next() == ("05", ("05", 1))  # still untimed and none of it running: one more to learn
+    assert order.next() == ("09", ("09", 1))  # then the longest
+    assert order.next() == ("09", ("09", 2))
+    order.finished("05", 9.0)
+    assert [order.next() for _ in range(3)] == [("05", ("05", 2)), ("01", ("01", 1)), ("01", ("01", 2))]
+    assert order.next() is None and len(order) == 0
+
+
+@root_only
+def test_a_forked_notebook_reports_its_kernels_cpu_which_orders_grading():
+    parallel._warm_up(parallel.FORKED)  # as a grading worker starts: the zygote is there before the notebook
+    nb = nbformat.read(ROOT / "solutions/01_self_attention/01_self_attention.ipynb", as_version=4)
+    result = parallel.execute({"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 300,
+                               "mode": parallel.FORKED})
+    assert "notebook" in result and result["seconds"] > 0
+    assert result["kernel_cpu"] > 0  # the forked kernel's CPU, read from its zygote once it is reaped

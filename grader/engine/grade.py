@@ -14,8 +14,9 @@ How a class is graded (nbgrader's autograde runs notebooks one after another):
 1. plan     for every submitted notebook, what autograde will run: nbgrader's own
             sanitizing preprocessors, then the sealed probes (grader/engine/nbgrader_plugin.py);
 2. execute  those notebooks side by side in sandboxed kernels (grader/engine/parallel.py:
-            local worker processes, or a Dask cluster); each result is kept in
-            <course>/executed/ as soon as it is done;
+            local worker processes, or a Dask cluster), the assignments whose notebooks
+            take longest first (LongestFirst: timed on the run's own first notebooks);
+            each result is kept in <course>/executed/ as soon as it is done;
 3. record   `nbgrader autograde` per assignment, as soon as its notebooks are done. Its
             Execute finds each notebook already run with exactly these cells and takes
             the outputs, so nbgrader itself seals the verdicts and writes the gradebook,
@@ -26,6 +27,7 @@ and the next run takes them up. The same submissions graded again give the same
 gradebook (inputs are drawn from the course's secret, the student and the notebook).
 --serial skips steps 1 and 2: stock `nbgrader autograde`, one notebook at a time.
 """
+import collections
 import concurrent.futures
 import json
 import os
@@ -484,14 +486,61 @@ class Progress:
             self._say()  # the last stage, unless its line was the last one printed
 
 
+class LongestFirst:
+    """Which planned notebook runs next: one of the assignment whose notebooks have taken longest so far.
+
+    Nothing is declared: the first notebook of each assignment runs as soon as it is planned, and the CPU
+    its kernel used (the worker's wall time where that is unknown) is the assignment's estimate (the median,
+    as more finish); then the assignment with the longest goes first. CPU, not wall: on a loaded machine a
+    notebook's wall time says more about when it ran than about what it costs. The long ones (09's training) so start early instead of last, and the end of a run
+    is short notebooks on every core, not one long one on one core while the others wait.
+    """
+
+    def __init__(self):
+        self.queued = {}     # assignment -> planned notebooks not yet submitted, in the order planned
+        self.taken = {}      # assignment -> seconds its finished notebooks took in their workers
+        self.running = {}    # assignment -> its notebooks submitted and not finished
+
+    def add(self, assignment, item):
+        self.queued.setdefault(assignment, collections.deque()).append(item)
+
+    def __len__(self):
+        return sum(len(q) for q in self.queued.values())
+
+    def estimate(self, assignment):
+        taken = sorted(self.taken.get(assignment, ()))
+        return taken[len(taken) // 2] if taken else None
+
+    def next(self):
+        """(assignment, item) to submit now, or None when nothing is queued."""
+        waiting = [a for a, q in self.queued.items() if q]
+        if not waiting:
+            return None
+        unknown = [a for a in waiting if self.estimate(a) is None and not self.running.get(a)]
+        known = [a for a in waiting if self.estimate(a) is not None]
+        # An assignment not yet timed sends one notebook to learn its time; the others go longest first.
+        assignment = unknown[0] if unknown else max(known, key=self.estimate) if known else waiting[0]
+        self.running[assignment] = self.running.get(assignment, 0) + 1
+        return assignment, self.queued[assignment].popleft()
+
+    def finished(self, assignment, seconds=None):
+        self.running[assignment] -= 1
+        if seconds is not None:
+            self.taken.setdefault(assignment, []).append(seconds)
+
+
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
                   notebook_timeout, progress, students=None, due=None):
-    """Plan, execute in parallel, record each assignment with nbgrader as soon as it is complete."""
+    """Plan, execute in parallel (longest assignments first), record each assignment with nbgrader as soon
+    as it is complete."""
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
     pool = None
-    futures = {}  # future -> (assignment, path in executed/, key)
+    order = LongestFirst()
+    running = {}  # future -> (assignment, path in executed/, key)
     remaining = {a: 0 for a in assignments}
+    planned = set()  # assignments whose notebooks are all planned
+    count = {"run": 0, "done": 0}
     reused = unreadable = 0
     recording = []
 
@@ -500,6 +549,40 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
 
     def record(assignment):
         recording.append((assignment, recorder.submit(autograde, course, assignment, env, students)))
+
+    def dispatch():
+        """Keep the pool one notebook ahead of its slots, choosing each next notebook as a slot frees."""
+        nonlocal pool
+        while len(order) and (pool is None or len(running) < pool.slots + 1):
+            if pool is None:
+                pool = parallel.Pool(workers, mode, scheduler, runtime=env[RUNTIME_VARIABLE])
+            assignment, (where, key, task) = order.next()
+            running[pool.submit(task)] = (assignment, where, key)
+
+    def collect(wait):
+        """Keep what finished (waiting up to `wait` seconds for something to), record complete assignments."""
+        if running:
+            finished, _ = concurrent.futures.wait(running, timeout=wait, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                assignment, where, key = running.pop(future)
+                seconds = None
+                try:
+                    result = future.result()
+                except Exception as e:  # the worker itself failed: nbgrader will run this one alone
+                    say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
+                else:
+                    seconds = result.get("kernel_cpu", result.get("seconds"))
+                    if "error" in result:
+                        store(where, key, error=result["error"], run=env[RUN_VARIABLE])
+                    else:
+                        store(where, key, json.loads(result["notebook"]))
+                order.finished(assignment, seconds)
+                count["done"] += 1
+                remaining[assignment] -= 1
+                if remaining[assignment] == 0 and assignment in planned:
+                    record(assignment)
+        dispatch()
+        shown.update(done=count["done"], total=count["run"])
 
     # nbgrader's generate_assignment takes seconds an assignment: they run one after another
     # in the background, and each assignment is planned as soon as it is in the gradebook.
@@ -512,8 +595,9 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             shown.update(stage=f"releasing {assignment} (assignment {assignments.index(assignment) + 1} of "
                                f"{len(assignments)}, nbgrader's generate_assignment)")
             while not released[assignment].done():  # nbgrader's generate_assignment: seconds each
-                time.sleep(0.2)
-                shown.update(done=sum(f.done() for f in futures))
+                collect(0.2)
+                if not running:
+                    time.sleep(0.2)
             released[assignment].result()
             shown.update(stage=f"planning {assignment} (assignment {assignments.index(assignment) + 1} of "
                                f"{len(assignments)}: its notebooks, probes in)")
@@ -531,39 +615,22 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 if load(where, key) is not None:
                     reused += 1
                     continue
-                if pool is None:
-                    pool = parallel.Pool(workers, mode, scheduler, runtime=env[RUNTIME_VARIABLE])
                 task = {"notebook": json.dumps(nb, ensure_ascii=False), "timeout": timeout,
                         "notebook_timeout": notebook_timeout, "mode": mode}
-                futures[pool.submit(task)] = (assignment, where, key)
+                order.add(assignment, (where, key, task))
                 remaining[assignment] += 1
-                shown.update(done=sum(f.done() for f in futures), total=len(futures))
+                count["run"] += 1
+                collect(0)  # a slot freed while planning gets its next notebook now
+            planned.add(assignment)
             if not remaining[assignment]:
                 record(assignment)
-        say(f"grade: {len(futures)} notebooks to run, {reused} already run with the same cells, "
+        say(f"grade: {count['run']} notebooks to run, {reused} already run with the same cells, "
             f"{unreadable} unreadable (graded by nbgrader alone)")
-        if futures:
-            say(f"grade: running them on {pool.where} ({mode} kernels)")
-        shown.update(stage="running", done=sum(f.done() for f in futures), total=len(futures))
-        pending = set(futures)
-        while pending:  # woken each second, so that progress shows even while one notebook runs long
-            finished, pending = concurrent.futures.wait(pending, timeout=1.0,
-                                                        return_when=concurrent.futures.FIRST_COMPLETED)
-            for future in finished:
-                assignment, where, key = futures[future]
-                try:
-                    result = future.result()
-                except Exception as e:  # the worker itself failed: nbgrader will run this one alone
-                    say(f"grade: worker failed on {where}: {type(e).__name__}: {e}")
-                else:
-                    if "error" in result:
-                        store(where, key, error=result["error"], run=env[RUN_VARIABLE])
-                    else:
-                        store(where, key, json.loads(result["notebook"]))
-                remaining[assignment] -= 1
-                if remaining[assignment] == 0:
-                    record(assignment)
-            shown.update(done=len(futures) - len(pending))
+        if count["run"]:
+            say(f"grade: running them on {pool.where} ({mode} kernels), the longest assignments first")
+        shown.update(stage="running", done=count["done"], total=count["run"])
+        while running:  # woken each second, so that progress shows even while one notebook runs long
+            collect(1.0)
     except BaseException:
         shown.close()
         raise
@@ -573,12 +640,12 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             pool.close()
     try:
         # nbgrader autograde records each assignment as soon as it is complete; the last ones finish here.
-        for n, (assignment, running) in enumerate(recording):
+        for n, (assignment, running_) in enumerate(recording):
             shown.update(stage=f"recording grades with nbgrader ({n} of {len(assignments)} assignments done)")
-            while not running.done():
+            while not running_.done():
                 time.sleep(0.2)
                 shown.update()
-            if running.result() != 0:
+            if running_.result() != 0:
                 say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
         shown.update(stage=f"recorded ({len(recording)} of {len(assignments)} assignments)")
     finally:

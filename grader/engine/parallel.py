@@ -20,7 +20,10 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import resource
+import sys
 import threading
+import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -59,10 +62,40 @@ def _execute_class(mode):
 def execute(task):
     """Run one notebook; task: notebook (JSON text), timeout (s per cell), notebook_timeout (s), mode.
 
-    Returns {"notebook": executed JSON text} or {"error": one line}. A notebook that
-    runs past notebook_timeout has its kernel killed; it is then an error, like a
-    kernel that died.
+    Returns {"notebook": executed JSON text} or {"error": one line}, "seconds": how long
+    it took here, and "kernel_cpu": the CPU seconds its kernel used, where this process can
+    tell (grading starts the longest assignments first by it). A notebook that runs past
+    notebook_timeout has its kernel killed; it is then an error, like a kernel that died.
     """
+    start, before = time.monotonic(), _kernels_cpu()
+    result = _execute(task)
+    after = _kernels_cpu()
+    result["seconds"] = time.monotonic() - start
+    if before is not None and after is not None and after[0] == before[0]:
+        result["kernel_cpu"] = after[1] - before[1]
+    return result
+
+
+def _kernels_cpu():
+    """(zygote, CPU seconds of the kernels this process has run and that are gone), or None if unknown.
+
+    A kernel's CPU is added to its parent's when the parent reaps it: this process's, for a kernel it
+    started (bubblewrap, plain), or the zygote's, for a forked one. Unlike the wall time, it hardly
+    depends on what else the machine runs meanwhile."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    mine = usage.ru_utime + usage.ru_stime
+    forkserver = sys.modules.get(f"{__package__}.forkserver")  # imported where kernels are forked
+    pid = getattr(getattr(forkserver, "_zygote", None), "host_pid", None)
+    if pid is None:
+        return None, mine
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return pid, mine + (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")  # cutime + cstime
+
+
+def _execute(task):
     nb = nbformat.v4.reads(task["notebook"])  # version 4 JSON text; not validated again
     ep = executor_class(task["mode"])(timeout=task["timeout"])
     expired = threading.Event()
@@ -98,7 +131,9 @@ def _warm_up(mode, runtime=None):
 
 
 class Pool:
-    """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future."""
+    """workers processes here, or a Dask cluster; submit(task) -> concurrent.futures.Future.
+
+    slots: how many notebooks it runs at once (grading keeps about that many submitted, and picks the next)."""
 
     def __init__(self, workers, mode, scheduler=None, runtime=None):
         """runtime: where local workers' sandboxes keep their host-side files (the course's .sandbox)."""
@@ -109,6 +144,7 @@ class Pool:
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_warm_up, initargs=(mode, runtime))
             self.where = f"{workers} local worker processes"
+            self.slots = workers
         else:
             from distributed import Client, LocalCluster
             if scheduler == "local":
@@ -120,8 +156,11 @@ class Pool:
             else:
                 self._client = Client(scheduler)
             self.executor = self._client.get_executor(pure=False)
-            n = len(self._client.scheduler_info()["workers"])
+            info = self._client.scheduler_info()["workers"]
+            n = len(info)
             self.where = f"Dask at {self._client.scheduler.address} ({n} workers)"
+            # Notebooks the cluster runs at once, as it is now (a worker that joins later gets work as others do).
+            self.slots = max(sum(w.get("nthreads", 1) for w in info.values()), workers or 1)
 
     def submit(self, task):
         return self.executor.submit(execute, task)
