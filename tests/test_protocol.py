@@ -366,7 +366,7 @@ def test_a_mistake_is_named_only_when_it_explains_every_case():
     (lambda w: np.hstack([w[:, :2], w[:, 2:] + 1]), "column 3 and every one after it are wrong"),
     (lambda w: w + np.arange(1.0, 5.0)[:, None], "off by the same amount"),
     (lambda w: np.zeros_like(w), "all zeros"),
-    (lambda w: np.vstack([np.zeros((1, 4)), w[1:]]), "row 1 of 4 is 0 everywhere, where the right answer is not"),
+    (lambda w: np.vstack([np.zeros((1, 4)), w[1:]]), "row 1 of 4 is 0 everywhere, where the right values are not"),
     (lambda w: np.hstack([w[:, :3], np.zeros((4, 1))]), "column 4 of 4 is 0 everywhere"),
     (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
 ])
