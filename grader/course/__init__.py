@@ -1,7 +1,7 @@
 """The course: one folder per notebook, and what two or more notebooks share.
 
 nbNN_<name>/  notebook NN_<name>: reference.py (expected values), cases.py (the book's and fresh inputs),
-              mistakes.py (named mistakes), views.py (where it has its own), probes.py (PROBES: how each
+              mistakes.py (named mistakes), views.py and readings.py (where it has its own), probes.py (PROBES: how each
               graded cell is judged; VALUES: what the build writes into its generated cells). A folder may
               import shared/ and the engine's interfaces (grader.engine.protocol), never another notebook.
 shared/       what several notebooks use, each thing once, and the course-wide pieces: the visible checks

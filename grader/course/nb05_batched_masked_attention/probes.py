@@ -1,7 +1,7 @@
 """Notebook 05, batched masked multi-head attention (row convention, d2l 11.3-11.5): probes and check values."""
 import numpy as np
 
-from . import cases, mistakes, reference as ref, views
+from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
 from ...engine.protocol import Case, Probe, Step, kernel_source
 
@@ -216,7 +216,7 @@ PROBES = {
         call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
         cases=_init_cases,
         steps=_init_steps,
-        readings=(views.init_draws,),  # the weights read as the generator's draws, shifted and scaled
+        readings=(readings.init_draws,),  # the weights read as the generator's draws, shifted and scaled
         reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
         mistakes=mistakes.INIT_05,
     ),
