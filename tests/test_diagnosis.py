@@ -93,10 +93,12 @@ def grade_in_process(assignment, edits, seed=0, traces=None):
     return {g: v for g, (_, v) in verdicts.items()}
 
 
-def W(assignment, part, edits, because="", step=""):
+def W(assignment, part, edits, because="", step="", looks_like=""):
     """A wrong answer: `edits` {grade_id: [(old, new)]} of the answer key, wrong in `part`; `step`, words the
-    verdict must say when the part declares its steps (the first wrong step, e.g. "but not the output")."""
-    return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because, step=step)
+    verdict must say when the part declares its steps (the first wrong step, e.g. "but not the output");
+    `looks_like`, a catalogued mistake whose results it gives by another path (its name is not said)."""
+    return SimpleNamespace(assignment=assignment, part=part, edits=edits, because=because, step=step,
+                           looks_like=looks_like)
 
 
 A01, A02, A03, A04, A05, A06 = ("01_self_attention", "02_scaled_attention", "03_permutation_equivariance",
@@ -295,6 +297,12 @@ STEPPED = {
     "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
         ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
         step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),
+    # The results of "scaled after the softmax" (softmax(K.T @ Q) / sqrt(D_q), then V @ it), reached by scaling
+    # the values instead: that name's words ("the weights no longer sum to one") would be false of this code.
+    "scaled attention: the values scaled where the scores should be": W(A02, "test_scaled_attention", {
+        "scaled_attention_def": [("softmax_cols(K.T @ Q / np.sqrt(D_q))", "softmax_cols(K.T @ Q)"),
+                                 ("V = omega_v @ X + beta_v", "V = (omega_v @ X + beta_v) / np.sqrt(Q.shape[0])")]},
+        step="values", looks_like="scaled after the softmax"),
     "MultiHeadAttention: the values projected from the keys": W(A05, "test_mha", {"mha_class": [
         ("transpose_qkv(values @ self.W_v", "transpose_qkv(keys @ self.W_v")]},
         step="is the projected values made with the input `keys` in place of `values`"),
@@ -350,6 +358,15 @@ def test_the_first_wrong_step_is_said(graded, name):
         assert finding == "step" and WRONG[name].step in message, f"{name}: {message}"
 
 
+@pytest.mark.parametrize("name", sorted(n for n, w in WRONG.items() if w.looks_like))
+def test_a_name_is_not_said_of_an_answer_that_reaches_its_results_by_another_path(graded, name):
+    """Issue 26: a catalogued name only when its mistake reproduces the student's steps, not just the results.
+    By the results alone the answer is that mistake (the child process grades it so too)."""
+    assert graded["__by_results_alone__"][name] == WRONG[name].looks_like, graded["__by_results_alone__"][name]
+    for score, points, finding, mistake, message in graded[name]:
+        assert mistake != WRONG[name].looks_like and WRONG[name].looks_like not in message, message
+
+
 def test_every_part_with_steps_has_a_mistake_told_its_first_wrong_step():
     stepped = {(a, g) for a, probes in PROBES.items() for g, p in probes.items() if p.steps}
     covered = {(w.assignment, w.part) for w in WRONG.values() if w.step}
@@ -388,11 +405,15 @@ if __name__ == "__main__":
             v = grade_in_process(w.assignment, w.edits, seed)[w.part]
             results[name].append([v.score, v.points, v.finding, v.mistake, v.message])
     results["__answer_key__"] = answer_key_steps()
+    walks, protocol._walks = protocol._walks, lambda *args: True  # the name by the results alone
+    results["__by_results_alone__"] = {name: grade_in_process(w.assignment, w.edits, SEEDS[0])[w.part].mistake
+                                       for name, w in WRONG.items() if w.looks_like}
+    protocol._walks = walks
     if "--json" in sys.argv:
         print(json.dumps(results))
     else:
         for name, runs in results.items():
-            if name == "__answer_key__":
-                print({k: v for k, v in runs.items() if v})
+            if name.startswith("__"):
+                print(name, {k: v for k, v in runs.items() if v})
                 continue
             print(f"{name}\n    {runs[0][0]:g}/{runs[0][1]:g} [{runs[0][2]}] {runs[0][4]}")

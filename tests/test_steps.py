@@ -194,3 +194,35 @@ def test_two_steps_that_lead_to_the_same_wrong_results_are_not_told_apart():
     noise = np.random.default_rng(0).standard_normal((2, 3))
     said = first_wrong(steps, [("f", "s", x - 1), ("f", "r", noise)], {"x": x}, False, None, [steps[2].value, x - 1])
     assert not (said and said[1] is True), said
+
+
+def test_two_paths_to_one_result_are_one_mistake_only_when_no_step_tells_them_apart():
+    """Issue 26: a catalogued name is said only when its mistake's own steps agree with the student's. The
+    made-up block's result 6 (x + h) comes from the residual sum tripled (`r` is 3 (x + h)) or from the result
+    tripled (`r` right): each shows a step the other gets right made otherwise, so they are two mistakes. The
+    same path written with other names, or a trace that shows nothing, is no contradiction."""
+    from grader.engine.steps import same_path
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    inputs = {"x": x, "w": w}
+    steps = _block(x, w)
+    h, r = steps[0].value, steps[1].value
+    tripled_sum = [("block", "h", h), ("block", "r", 3 * r), ("block", "", 6 * r)]
+    tripled_result = [("block", "h", h), ("block", "r", r), ("block", "", 6 * r)]
+    assert not same_path(steps, tripled_sum, tripled_result, inputs, True, 6 * r, 6 * r)
+    assert not same_path(steps, tripled_result, tripled_sum, inputs, True, 6 * r, 6 * r)
+    renamed = [("mistake", "hidden", h), ("mistake", "thrice", 3 * r), ("mistake", "", 6 * r)]
+    assert same_path(steps, tripled_sum, renamed, inputs, True, 6 * r, 6 * r)
+    inline = [("block", "", 6 * r)]
+    assert same_path(steps, tripled_sum, inline, inputs, True, 6 * r, 6 * r)
+
+
+def test_a_catalogued_mistake_is_traced_as_a_students_code_is():
+    """The course's functions' local variables and results, as the probe records a student's."""
+    from grader.course.shared import reference
+    from grader.engine.steps import traced
+    scores = np.array([[1.0, 2.0], [3.0, -1.0]])
+    value, trace = traced(reference.softmax_cols, scores)
+    assert np.array_equal(value, reference.softmax_cols(scores))
+    assert any(np.array_equal(a, value) for _, _, a in trace)
+    assert any(name == "data_in" and np.array_equal(a, scores) for _, name, a in trace), trace

@@ -710,7 +710,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     book = [g for c, g in zip(cases, got) if c.label == "book"]
     # A catalogued mistake that explains every case is the better account of a fresh result that happens to
     # equal the book's (tokenize dropping unknown words can give the book's ids on a fresh sentence).
-    if not probe.answers_repeat and book and book[0] is not None and not _recognised(probe, cases, got, reasons) and any(
+    if not probe.answers_repeat and book and book[0] is not None and not _recognised(probe, cases, got, reasons, traces) and any(
         c.label == "fresh" and g is not None and compare(g, book[0]) is None
         and compare(probe.reference(c.inputs), book[0]) is not None
         for c, g in zip(cases, got)
@@ -732,7 +732,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
-        mistake = _recognised(probe, cases, got, reasons)
+        mistake = _recognised(probe, cases, got, reasons, traces)
         step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
         cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
@@ -762,7 +762,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         worst = max(wrong, key=lambda why: float(why.split()[len(IMPRECISE.split())]))
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}: {worst}. {probe.precision_hint}",
                        finding="precision")
-    mistake = _recognised(probe, cases, got, reasons)
+    mistake = _recognised(probe, cases, got, reasons, traces)
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
     step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
@@ -904,15 +904,49 @@ def _same_with_nan(got, want, exact=False):
         return False
 
 
-def _recognised(probe, cases, got, reasons):
+def _recognised(probe, cases, got, reasons, traces=()):
     """The catalogued mistake that explains every case (right where the student is right, the student's
-    result where wrong), when exactly one does; else None: a name is given only when it is certain."""
+    result where wrong), and whose own computation does not contradict the student's (`_walks`), when exactly
+    one does; else None: a name is given only when it is certain."""
     if all(why is None for why in reasons):
         return None
     fits = [m for m in probe.mistakes
             if all(recognise(m, c.inputs, g, why, probe.exact_shape) for c, g, why in zip(cases, got, reasons))]
+    if fits and traces:
+        fits = [m for m in fits if _walks(probe, m, cases, got, reasons, traces)]
     names = {m.name for m in fits}
     return fits[0] if len(names) == 1 else None
+
+
+def _walks(probe, mistake, cases, got, reasons, traces):
+    """Whether the mistake's own computation can be the student's: on the first wrong case whose trace holds
+    anything (the book's first, as `_step_finding`), no step is right in one and shown wrong in the other
+    (engine/steps.py, same_path). Two mistakes can give the same results by different paths; the name
+    of one is then not said of the other. True when the part declares no steps or nothing can be compared:
+    the results alone decide, as before."""
+    if not probe.steps or mistake.compute is None:
+        return True
+    from . import steps
+    for case, value, why, trace in zip(cases, got, reasons, traces):
+        if why is None or not trace or value is None:
+            continue
+        try:
+            wanted = probe.steps(case.inputs)
+            want = probe.reference(case.inputs)
+            want = want[0] if isinstance(want, list) and len(want) == 1 else want
+            try:
+                single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
+            except (TypeError, ValueError):
+                single = False
+            numbers = any(np.ndim(s.value) == 0 for s in wanted)
+            theirs, other = steps.traced(mistake.compute, case.inputs, numbers=numbers)
+            if single:  # a cell's one output, as an array
+                value, theirs = (np.asarray(r[0] if isinstance(r, list) and len(r) == 1 else r, dtype=float)
+                                 for r in (value, theirs))
+            return steps.same_path(wanted, trace, other, case.inputs, single, value, theirs, None)
+        except Exception:  # a mistake that cannot be traced on this case, or steps that do not describe it
+            return True
+    return True
 
 
 def _step_finding(probe, cases, got, reasons, traces):

@@ -141,26 +141,10 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
             then = (f"the step after it, {_the(steps[after[0]].name)} ({steps[after[0]].formula}), is missing"
                     if len(after) == 1 else "the steps after it are missing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
-    right = _right(steps, found)
-    several = [np.asarray(r, dtype=np.float64) for r in result if isinstance(r, np.ndarray)] \
-        if not single and isinstance(result, list) else []
-    tied = _attempts(steps, values, trace, inputs, returned, right, several)
-    if remake is not None:
-        # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
-        # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
-        open_ = [i for i in range(len(steps)) if not right[i] and not isinstance(tied.get(i), Related)]
-        tied.update(_swapped(steps, values, trace, inputs, remake, open_, returned))
-    for i, step in enumerate(steps):
-        deps = _deps(steps, i)
-        if right[i]:
-            continue
-        # Said only with evidence: one of the student's arrays that a structural finding ties to this step
-        # (the steps before it may be right or unseen, never shown wrong: that would have been said first),
-        # or the result itself, computed from steps that are right.
-        finding = tied.get(i)
-        if not finding and not (returned is not None and i == len(steps) - 1 and deps
-                                and all(right[d] for d in deps)):
-            continue
+    right, tied = _evidence(steps, values, found, trace, inputs, single, result, returned, remake)
+    i = _wrong_at(steps, right, tied, returned)
+    if i is not None:
+        step, deps, finding = steps[i], _deps(steps, i), tied.get(i)
         if deps:
             before = [steps[d].name for d in deps if right[d]]
         else:  # a first step (the queries, the mean): the right ones of its kind just before it
@@ -188,6 +172,112 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
     if not last or not any(found):
         return None
     return f"Your {_listing(last[-3:])} {_are(last[-3:])} right.", False
+
+
+def _evidence(steps, values, found, trace, inputs, single, result, returned, remake):
+    """(which steps are right, {step index: what ties one of the student's arrays to it})."""
+    right = _right(steps, found)
+    several = [np.asarray(r, dtype=np.float64) for r in result if isinstance(r, np.ndarray)] \
+        if not single and isinstance(result, list) else []
+    tied = _attempts(steps, values, trace, inputs, returned, right, several)
+    if remake is not None:
+        # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
+        # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
+        open_ = [i for i in range(len(steps)) if not right[i] and not isinstance(tied.get(i), Related)]
+        tied.update(_swapped(steps, values, trace, inputs, remake, open_, returned))
+    return right, tied
+
+
+def _wrong_at(steps, right, tied, returned):
+    """The index of the first wrong step, said only with evidence: one of the student's arrays that a
+    structural finding ties to it (the steps before it may be right or unseen, never shown wrong: that would
+    have been said first), or the result itself, computed from steps that are right; else None."""
+    for i in range(len(steps)):
+        if right[i]:
+            continue
+        deps = _deps(steps, i)
+        if tied.get(i) or (returned is not None and i == len(steps) - 1 and deps and all(right[d] for d in deps)):
+            return i
+    return None
+
+
+def same_path(steps, trace, other, inputs=None, single=True, result=None, other_result=None, remake=None):
+    """Whether two computations with the same result can be one mistake: False when one of them shows, with
+    evidence, a step wrong that the other holds right (the student's `trace` against `other`, a catalogued
+    mistake's as `traced` records it). A maximum subtracted from the numerator alone, and no maximum at all,
+    can give the same weights; the shifted scores are right in one and never made in the other, so one name
+    cannot be said of both. True when nothing shows them apart (a trace that holds nothing proves nothing)."""
+    steps = _telling(steps, inputs)
+    if not steps or not trace or not other:
+        return True
+    values = [np.asarray(s.value, dtype=np.float64) for s in steps]
+    paths = []
+    for t, r in ((trace, result), (other, other_result)):
+        found = _in_order([next(((w, n) for w, n, a in t if holds(a, v, not _stacked(n))), None) for v in values])
+        returned = np.asarray(r, dtype=np.float64) if single and isinstance(r, np.ndarray) else None
+        right, tied = _evidence(steps, values, found, t, inputs, single, r, returned, remake)
+        # The arrays tied to steps this path does not get right. (Not those tied to a step it also gets right: a
+        # right softmax's exponentials look like weights that do not sum to one, and are on its way.)
+        wrong = {i: tie.array for i, tie in tied.items() if not right[i] and getattr(tie, "array", None) is not None}
+        i = _wrong_at(steps, right, tied, returned)
+        if i is not None and i not in wrong and returned is not None:
+            wrong[i] = returned  # the result, computed from right steps
+        paths.append((right, wrong))
+    for (_, wrong), (right, _), t in ((paths[0], paths[1], other), (paths[1], paths[0], trace)):
+        # A step one shows wrong and the other holds right, unless the other made the same wrong array too
+        # (a catalogued mistake may compute a right step it then leaves unused)
+        for i, made in wrong.items():
+            if right[i] and not any(np.size(a) == np.size(made) and holds(a, made) for _, _, a in t):
+                return False
+    return True
+
+
+def traced(compute, *args, numbers=False):
+    """compute(*args), and the arrays the course's own functions made on the way: [(where, name, array)], the
+    form the probe's trace of a student's code takes (their local variables and what they return; single
+    numbers too with `numbers`), so a catalogued mistake's path can be held against a student's."""
+    import sys
+    prefix = course().__name__ + "."
+    kept, seen = [], set()
+
+    def keep(where, name, value, depth=0):
+        if len(kept) >= 400:
+            return
+        if numbers and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            value = np.array(value, dtype=float)
+        if isinstance(value, (list, tuple)) and depth == 0:
+            for k, item in enumerate(value[:16]):
+                keep(where, f"{name}[{k}]" if name else "", item, 1)
+            with contextlib.suppress(ValueError, TypeError):
+                if 1 < len(value) and all(isinstance(v, (np.ndarray, float, int)) for v in value):
+                    keep(where, name + "[:]" if name else "", np.array(value, dtype=float), 1)
+            return
+        if isinstance(value, dict) and depth <= 1:
+            for k, item in list(value.items())[:32]:
+                keep(where, f"{name}[{k!r}]" if name else "", item, depth + 1)
+            return
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "biuf" or value.size > 20_000 \
+                or (value.size < 2 and not (numbers and value.ndim == 0)):
+            return
+        key = (value.dtype.str, value.shape, hash(value.tobytes()))
+        if key not in seen:
+            seen.add(key)
+            kept.append((where, name, value.astype(np.float64)))
+
+    def profile(frame, event, arg):
+        if event in ("call", "return") and str(frame.f_globals.get("__name__", "")).startswith(prefix):
+            for name, value in list(frame.f_locals.items()):
+                keep(frame.f_code.co_name, name, value)
+            if event == "return":
+                keep(frame.f_code.co_name, "", arg)
+
+    before = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        value = compute(*args)
+    finally:
+        sys.setprofile(before)
+    return value, kept
 
 
 def _source_of_wrong_results(steps, right):
@@ -349,7 +439,7 @@ def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
             inner = [j for j in ties if below[j]] if returned is None and not any(
                 np.shape(r) == a.shape and np.array_equal(r, a) for r in results) else []
             i = max(inner) if inner else max(ties)
-            tied[i] = ties[i]
+            tied[i] = _tie(ties[i], a)
     return tied
 
 
@@ -511,8 +601,8 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
             last = returned is not None and i == len(steps) - 1
             for where, name, a in arrays:
                 if np.size(a) == v.size and (not last or np.array_equal(a, returned)) and holds(a, v, not _stacked(name)):
-                    out[i] = Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used} in place "
-                                     f"of {due}")
+                    out[i] = _tie(Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used} "
+                                          f"in place of {due}"), a)
                     break
         if len(out) == len(open_):
             break
@@ -550,9 +640,21 @@ def _few(value):
     return value.size >= 2 and np.unique(value).size <= 2
 
 
-class Related(str):
+class Tie(str):
+    """What ties one of the student's arrays to a step, in words; `array` is that array."""
+    array = None
+
+
+class Related(Tie):
     """What an attempt at a step is, said as known values (engine/steps._related): more than any structural
     finding on the result says."""
+
+
+def _tie(text, a):
+    """`text` as a Tie (or the Related it is) to the array `a`."""
+    tie = text if isinstance(text, Tie) else Tie(text)
+    tie.array = a
+    return tie
 
 
 def _knowns(i, steps, values, inputs):
