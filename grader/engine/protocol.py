@@ -708,9 +708,10 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return _judged(probe, cases, got, reasons, points)
     # A result that does not change when the input does is hard-coded: no marks at all.
     book = [g for c, g in zip(cases, got) if c.label == "book"]
+    named = _recognised(probe, cases, got, reasons, traces)  # once: checking a name against the path has a cost
     # A catalogued mistake that explains every case is the better account of a fresh result that happens to
     # equal the book's (tokenize dropping unknown words can give the book's ids on a fresh sentence).
-    if not probe.answers_repeat and book and book[0] is not None and not _recognised(probe, cases, got, reasons, traces) and any(
+    if not probe.answers_repeat and book and book[0] is not None and not named and any(
         c.label == "fresh" and g is not None and compare(g, book[0]) is None
         and compare(probe.reference(c.inputs), book[0]) is not None
         for c, g in zip(cases, got)
@@ -732,7 +733,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
-        mistake = _recognised(probe, cases, got, reasons, traces)
+        mistake = named
         step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
         cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
@@ -762,7 +763,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         worst = max(wrong, key=lambda why: float(why.split()[len(IMPRECISE.split())]))
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}: {worst}. {probe.precision_hint}",
                        finding="precision")
-    mistake = _recognised(probe, cases, got, reasons, traces)
+    mistake = named
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
     step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
