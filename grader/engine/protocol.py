@@ -944,7 +944,7 @@ def _walks(probe, mistake, cases, got, reasons, traces):
             if single:  # a cell's one output, as an array
                 value, theirs = (np.asarray(r[0] if isinstance(r, list) and len(r) == 1 else r, dtype=float)
                                  for r in (value, theirs))
-            return steps.same_path(wanted, trace, other, case.inputs, single, value, theirs, None)
+            return steps.same_path(wanted, trace, other, case.inputs, single, value, theirs)
         except Exception:  # a mistake that cannot be traced on this case, or steps that do not describe it
             return True
     return True

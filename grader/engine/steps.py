@@ -204,12 +204,13 @@ def _wrong_at(steps, right, tied, returned):
 SAME_PATH_PAIRS = 1500  # arrays times steps that same_path looks at, at most (benchmarks/trace.py --names)
 
 
-def same_path(steps, trace, other, inputs=None, single=True, result=None, other_result=None, remake=None):
+def same_path(steps, trace, other, inputs=None, single=True, result=None, other_result=None):
     """Whether two computations with the same result can be one mistake: False when one of them shows, with
     evidence, a step wrong that the other holds right (the student's `trace` against `other`, a catalogued
-    mistake's as `traced` records it). A maximum subtracted from the numerator alone, and no maximum at all,
-    can give the same weights; the shifted scores are right in one and never made in the other, so one name
-    cannot be said of both. True when nothing shows them apart (a trace that holds nothing proves nothing)."""
+    mistake's as `traced` records it). Values divided by sqrt(D_q) with unscaled scores give the results of
+    weights divided after the softmax; the values are wrong in one and right in the other, so one name cannot
+    be said of both. True when nothing shows them apart (a trace that holds nothing proves nothing). Steps
+    are not remade here (first_wrong's `remake`): that would cost a grading run seconds a verdict."""
     steps = _telling(steps, inputs)
     if not steps or not trace or not other:
         return True
@@ -221,7 +222,7 @@ def same_path(steps, trace, other, inputs=None, single=True, result=None, other_
     for t, r in ((trace, result), (other, other_result)):
         found = _in_order([next(((w, n) for w, n, a in t if holds(a, v, not _stacked(n))), None) for v in values])
         returned = np.asarray(r, dtype=np.float64) if single and isinstance(r, np.ndarray) else None
-        right, tied = _evidence(steps, values, found, t, inputs, single, r, returned, remake)
+        right, tied = _evidence(steps, values, found, t, inputs, single, r, returned, None)
         # The arrays tied to steps this path does not get right. (Not those tied to a step it also gets right: a
         # right softmax's exponentials look like weights that do not sum to one, and are on its way.)
         wrong = {i: tie.array for i, tie in tied.items() if not right[i] and getattr(tie, "array", None) is not None}
