@@ -115,6 +115,47 @@ def test_formgrader_finds_the_source_inside_the_course_directory(tmp_path):
     assert (course / "source").is_symlink()
 
 
+def test_a_source_changed_since_the_last_release_is_released_again_and_an_unchanged_one_is_not(tmp_path, monkeypatch):
+    """A course directory releases an assignment into its gradebook once per version of its source: a
+    maintainer who changes a test cell's points (or fixes a test) and grades again grades with the change."""
+    import shutil
+    import nbformat
+    from nbgrader.api import Gradebook
+    from grader.engine import grade
+    source = tmp_path / "source"
+    shutil.copytree(grade.SOURCE / "02_scaled_attention", source / "02_scaled_attention")
+    monkeypatch.setattr(grade, "SOURCE", source)
+    calls = []
+    real = grade.nbgrader
+    monkeypatch.setattr(grade, "nbgrader", lambda course, *args, **kw: calls.append(args[:2]) or real(course, *args, **kw))
+    course = tmp_path / "course"
+    grade.prepare(course)
+
+    def points():
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+            return {c.name: c.max_score for nb in gb.find_assignment("02_scaled_attention").notebooks
+                    for c in nb.grade_cells}
+
+    grade.ensure_released(course, "02_scaled_attention")
+    assert calls == [("generate_assignment", "02_scaled_attention")]
+    calls.clear()
+    before = points()
+    path = source / "02_scaled_attention" / "02_scaled_attention.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    part = next(c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+                and not c.metadata["nbgrader"].get("solution"))
+    part.metadata.nbgrader["points"] = before[part.metadata.nbgrader["grade_id"]] + 5
+    grade.ensure_released(course, "02_scaled_attention")  # the same gradebook, as a second grading run has
+    assert calls == []  # unchanged: not released again
+    nbformat.write(nb, str(path))
+    grade.ensure_released(course, "02_scaled_attention")
+    after = points()
+    assert after == {**before, part.metadata.nbgrader["grade_id"]: before[part.metadata.nbgrader["grade_id"]] + 5}
+    assert calls == [("generate_assignment", "02_scaled_attention")]
+    grade.ensure_released(course, "02_scaled_attention")
+    assert len(calls) == 1
+
+
 def _hand_in(folder, student, notebook):
     """A student's 02 as the given notebook of the repository (release/: untouched; solutions/: the answer key)."""
     from grader.engine.build import ROOT

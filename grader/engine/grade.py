@@ -112,17 +112,46 @@ def register_students(course, students):
             gb.update_or_create_student(student)
 
 
+def source_digest(assignment):
+    """A digest of everything in the assignment's source folder: what its release in a gradebook was made from."""
+    import hashlib
+    digest = hashlib.sha256()
+    for path in sorted((SOURCE / assignment).rglob("*")):
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+            digest.update(str(path.relative_to(SOURCE / assignment)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+RELEASED = "released.json"  # in the course directory: {assignment: source_digest it was released from}
+
+
 def ensure_released(course, assignment, duedate=None):
-    """Put the assignment's cells in the gradebook once (autograde restores hidden tests from there),
-    and its due date (from deadlines.toml; None: no due date) every time."""
+    """Put the assignment's cells in the gradebook (autograde restores hidden tests and points from there)
+    once per version of its source: again whenever source/<assignment>/ changed since the course directory
+    last released it, so that a fixed test or a changed score is what grading uses. Its due date (from
+    deadlines.toml; None: no due date) every time."""
+    record = course / RELEASED
+    try:
+        digests = json.loads(record.read_text()) if record.exists() else {}
+    except (OSError, ValueError):
+        digests = {}  # unreadable: every assignment is released again, which is always right
+    digest = source_digest(assignment)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         try:
             gb.find_assignment(assignment)
-            released = True
+            released = digests.get(assignment) == digest
         except MissingEntry:
             released = False
-    if not released and nbgrader(course, "generate_assignment", assignment, "--force") != 0:
-        raise RuntimeError(f"nbgrader could not generate {assignment}: see {course / 'logs'}")
+    if not released:
+        if nbgrader(course, "generate_assignment", assignment, "--force") != 0:
+            raise RuntimeError(f"nbgrader could not release {assignment} from source/{assignment} into the gradebook "
+                               f"(a notebook added or removed after students were graded?): see "
+                               f"{course / 'logs' / ('generate_assignment_' + assignment + '.log')}")
+        try:  # read again: assignments are released one after another, and each adds its own
+            digests = json.loads(record.read_text()) if record.exists() else {}
+        except (OSError, ValueError):
+            digests = {}
+        record.write_text(json.dumps({**digests, assignment: digest}, indent=1, sort_keys=True) + "\n")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.update_or_create_assignment(assignment, duedate=duedate)
 
