@@ -919,6 +919,21 @@ def _recognised(probe, cases, got, reasons, traces=()):
     return fits[0] if len(names) == 1 else None
 
 
+def _steps_of(probe, case):
+    """(the part's steps on this case, the reference's result, whether that result is the last step itself):
+    not when the part has several results, or a one-number result the steps build up to. A cell's one output
+    is its result, and a cell's list of columns its (D, N) matrix."""
+    from . import steps
+    wanted = probe.steps(case.inputs)
+    want = probe.reference(case.inputs)
+    want = want[0] if isinstance(want, list) and len(want) == 1 else want
+    try:
+        single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
+    except (TypeError, ValueError):  # several results of different shapes
+        single = False
+    return wanted, want, single
+
+
 def _walks(probe, mistake, cases, got, reasons, traces):
     """Whether the mistake's own computation can be the student's: on the first wrong case whose trace holds
     anything (the book's first, as `_step_finding`), no step is right in one and shown wrong in the other
@@ -932,13 +947,7 @@ def _walks(probe, mistake, cases, got, reasons, traces):
         if why is None or not trace or value is None:
             continue
         try:
-            wanted = probe.steps(case.inputs)
-            want = probe.reference(case.inputs)
-            want = want[0] if isinstance(want, list) and len(want) == 1 else want
-            try:
-                single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
-            except (TypeError, ValueError):
-                single = False
+            wanted, _, single = _steps_of(probe, case)
             numbers = any(np.ndim(s.value) == 0 for s in wanted)
             theirs, other = steps.traced(mistake.compute, case.inputs, numbers=numbers)
             if single:  # a cell's one output, as an array
@@ -960,15 +969,7 @@ def _step_finding(probe, cases, got, reasons, traces):
         if why is None or not trace:
             continue
         try:
-            wanted = probe.steps(case.inputs)
-            want = probe.reference(case.inputs)
-            want = want[0] if isinstance(want, list) and len(want) == 1 else want  # a cell's one output
-            # The last step is the result itself (not one of several, nor what a one-number result is made of);
-            # a cell's list of columns is its (D, N) matrix
-            try:
-                single = steps.holds(np.asarray(want, dtype=float), wanted[-1].value)
-            except (TypeError, ValueError):  # several results of different shapes
-                single = False
+            wanted, want, single = _steps_of(probe, case)
             said = steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps)
         except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
             continue  # (or a student's array no step's shape fits): nothing said from the trace
