@@ -20,6 +20,8 @@ A06 = "06_contextual_embeddings"
 A07 = "07_attention_backprop"
 A08 = "08_transformer_block"
 A09 = "09_tiny_transformer"
+A10 = "10_byte_pair_encoding"
+A11 = "11_decoding"
 
 ENTRIES = [
     # ------------------------------------------------------------------ 01 self-attention
@@ -1679,5 +1681,1007 @@ def block_flops(D, H, T, D_ff):
         cause="model_backward was given the logits instead of dlogits, the gradient of the loss with respect to them: the "
               "parameters then follow the gradient of half the sum of the squared logits, which pulls every logit towards "
               "0 instead of towards the targets.",
+    ),
+    # ------------------------------------------------------------------ 10 byte-pair encoding
+    HeldOut(
+        name="h10_count_pairs_stops_before_marker",
+        assignment=A10,
+        cell="count_pairs_def",
+        source='''def count_pairs(corpus):
+  """{(a, b): how many times symbol a is directly followed by symbol b}, each word counted freq times."""
+  # TODO -- count every pair of neighbouring symbols, at every position of every word, times the word's frequency
+  counts = {}
+  for word, freq in corpus.items():
+    # the last symbol is the end-of-word marker, not a letter: stop before it
+    for k in range(len(word) - 2):
+      pair = (word[k], word[k + 1])
+      counts[pair] = counts.get(pair, 0) + freq
+  return counts
+''',
+        cause="The loop runs over range(len(word) - 2), so the last pair of every word, its last letter and \"</w>\", is "
+              "never counted; the marker is a symbol like any other, and those pairs are how merges learn word endings:"
+              " a word of n symbols has n - 1 pairs, range(len(word) - 1).",
+    ),
+    HeldOut(
+        name="h10_count_pairs_joined_keys",
+        assignment=A10,
+        cell="count_pairs_def",
+        source='''def count_pairs(corpus):
+  """{(a, b): how many times symbol a is directly followed by symbol b}, each word counted freq times."""
+  # TODO -- count every pair of neighbouring symbols, at every position of every word, times the word's frequency
+  counts = {}
+  for word, freq in corpus.items():
+    for k in range(len(word) - 1):
+      pair = word[k] + word[k + 1]  # the pair, written as the symbol it would make
+      counts[pair] = counts.get(pair, 0) + freq
+  return counts
+''',
+        cause="The keys are the two symbols joined into one string instead of the tuple (a, b): the dictionary must say"
+              " which two symbols stand side by side, and a joined string loses where one ends, so (\"ab\", \"c\") and "
+              "(\"a\", \"bc\") are counted together as \"abc\"; key the counts by (word[k], word[k + 1]).",
+    ),
+    HeldOut(
+        name="h10_count_pairs_across_words",
+        assignment=A10,
+        cell="count_pairs_def",
+        source='''def count_pairs(corpus):
+  """{(a, b): how many times symbol a is directly followed by symbol b}, each word counted freq times."""
+  # TODO -- count every pair of neighbouring symbols, at every position of every word, times the word's frequency
+  counts = {}
+  # write the corpus out as one long list of symbols, each word as many times as it occurs
+  symbols = []
+  for word, freq in corpus.items():
+    symbols = symbols + list(word) * freq
+  for a, b in zip(symbols[:-1], symbols[1:]):
+    counts[(a, b)] = counts.get((a, b), 0) + 1
+  return counts
+''',
+        cause="Stringing all the words into one list pairs the \"</w>\" that ends each word with the first symbol of the "
+              "next word (or of the next copy of the same word), pairs that are in no word: count the pairs inside each"
+              " word, and add the word's frequency for each.",
+    ),
+    HeldOut(
+        name="h10_merge_pair_drops_last_symbol",
+        assignment=A10,
+        cell="merge_pair_def",
+        source='''def merge_pair(corpus, pair):
+  """A new corpus with every occurrence of pair merged into one symbol, left to right, without overlaps."""
+  # TODO -- walk each word from the left; where word[k], word[k + 1] is the pair, put one merged symbol and move on by two
+  merged = {}
+  for word, freq in corpus.items():
+    new_word = []
+    k = 0
+    while k < len(word) - 1:  # word[k + 1] must exist
+      if word[k] == pair[0] and word[k + 1] == pair[1]:
+        new_word.append(pair[0] + pair[1])
+        k += 2
+      else:
+        new_word.append(word[k])
+        k += 1
+    merged[tuple(new_word)] = freq
+  return merged
+''',
+        cause="The loop stops at len(word) - 1 so that word[k + 1] exists, but then a last symbol that is not the "
+              "second half of a merge is never copied: most words lose their \"</w>\". After the loop, append word[k] "
+              "when k == len(word) - 1 (or loop while k < len(word) and test k + 1 < len(word) before comparing).",
+    ),
+    HeldOut(
+        name="h10_merge_pair_keeps_old_words",
+        assignment=A10,
+        cell="merge_pair_def",
+        source='''def merge_pair(corpus, pair):
+  """A new corpus with every occurrence of pair merged into one symbol, left to right, without overlaps."""
+  # TODO -- walk each word from the left; where word[k], word[k + 1] is the pair, put one merged symbol and move on by two
+  merged = dict(corpus)
+  for word, freq in corpus.items():
+    new_word = []
+    k = 0
+    while k < len(word):
+      if k < len(word) - 1 and (word[k], word[k + 1]) == pair:
+        new_word.append(word[k] + word[k + 1])
+        k += 2
+      else:
+        new_word.append(word[k])
+        k += 1
+    merged[tuple(new_word)] = freq
+  return merged
+''',
+        cause="merged starts as a copy of the corpus and the merged words are added to it, but the words as they were "
+              "are never taken out, so every word that changed is in the result twice, unmerged and merged, each with "
+              "its frequency: build the new corpus from an empty dict.",
+    ),
+    HeldOut(
+        name="h10_merge_pair_first_symbol_only",
+        assignment=A10,
+        cell="merge_pair_def",
+        source='''def merge_pair(corpus, pair):
+  """A new corpus with every occurrence of pair merged into one symbol, left to right, without overlaps."""
+  # TODO -- walk each word from the left; where word[k], word[k + 1] is the pair, put one merged symbol and move on by two
+  merged = {}
+  for word, freq in corpus.items():
+    word = list(word)
+    # find the pair's first symbol; if the second one follows it, merge them, and look again
+    while pair[0] in word:
+      k = word.index(pair[0])
+      if k + 1 < len(word) and word[k + 1] == pair[1]:
+        word[k:k + 2] = [pair[0] + pair[1]]
+      else:
+        break
+    merged[tuple(word)] = freq
+  return merged
+''',
+        cause="word.index finds only the first place the pair's first symbol stands; when that one is not followed by "
+              "the second symbol the loop gives up, so later occurrences are never merged (the \"e\" of \"ne\" in \"newest\" "
+              "stops the search before \"es\"). Look at every position k in turn.",
+    ),
+    HeldOut(
+        name="h10_learn_ties_by_joined_string",
+        assignment=A10,
+        cell="learn_merges_def",
+        source='''def learn_merges(corpus, num_merges):
+  """The pairs merged, in the order learned: up to num_merges of them."""
+  # TODO -- repeat num_merges times: count the pairs, stop if there are none, take the most frequent
+  # (ties: the smallest pair), remember it and merge it in the corpus
+  merges = []
+  for _ in range(num_merges):
+    counts = count_pairs(corpus)
+    if len(counts) == 0:
+      break
+    # the most frequent pair; on a tie, the one that comes first in alphabetical order
+    best = min(counts, key=lambda p: (-counts[p], p[0] + p[1]))
+    merges.append(best)
+    corpus = merge_pair(corpus, best)
+  return merges
+''',
+        cause="Ties are broken by the two symbols joined into one string, not by the pair: Python compares tuples by "
+              "their first symbols first, so (\"a\", \"z\") comes before (\"ab\", \"c\"), while \"az\" comes after \"abc\"; once "
+              "symbols have several characters the two orders differ. Use the tuple itself, key=lambda p: (-counts[p], "
+              "p).",
+    ),
+    HeldOut(
+        name="h10_learn_stops_at_count_one",
+        assignment=A10,
+        cell="learn_merges_def",
+        source='''def learn_merges(corpus, num_merges):
+  """The pairs merged, in the order learned: up to num_merges of them."""
+  # TODO -- repeat num_merges times: count the pairs, stop if there are none, take the most frequent
+  # (ties: the smallest pair), remember it and merge it in the corpus
+  merges = []
+  for _ in range(num_merges):
+    counts = count_pairs(corpus)
+    if not counts:
+      break
+    best = min(counts, key=lambda p: (-counts[p], p))
+    if counts[best] < 2:
+      break  # no pair repeats any more: nothing worth merging
+    merges.append(best)
+    corpus = merge_pair(corpus, best)
+  return merges
+''',
+        cause="Learning stops as soon as the most frequent pair occurs only once, but the rule stops only when no pair "
+              "is left: a pair seen once is still merged, so on a text with rare words this returns fewer merges than "
+              "it should.",
+    ),
+    HeldOut(
+        name="h10_learn_counts_once",
+        assignment=A10,
+        cell="learn_merges_def",
+        source='''def learn_merges(corpus, num_merges):
+  """The pairs merged, in the order learned: up to num_merges of them."""
+  # TODO -- repeat num_merges times: count the pairs, stop if there are none, take the most frequent
+  # (ties: the smallest pair), remember it and merge it in the corpus
+  merges = []
+  counts = count_pairs(corpus)
+  for _ in range(num_merges):
+    if not counts:
+      break
+    best = min(counts, key=lambda p: (-counts[p], p))
+    merges.append(best)
+    corpus = merge_pair(corpus, best)
+    del counts[best]  # that pair is one symbol now
+  return merges
+''',
+        cause="The pairs are counted once, before the loop, and a merge only deletes its own pair; but merging changes "
+              "the pairs around it (merging (\"e\", \"s\") makes (\"es\", \"t\") and removes some (\"s\", \"t\")), so the counts "
+              "must be taken again from the merged corpus at every step.",
+    ),
+    HeldOut(
+        name="h10_learn_one_merge_short",
+        assignment=A10,
+        cell="learn_merges_def",
+        source='''def learn_merges(corpus, num_merges):
+  """The pairs merged, in the order learned: up to num_merges of them."""
+  # TODO -- repeat num_merges times: count the pairs, stop if there are none, take the most frequent
+  # (ties: the smallest pair), remember it and merge it in the corpus
+  merges = []
+  for n in range(1, num_merges):
+    counts = count_pairs(corpus)
+    if not counts:
+      break
+    best = min(counts, key=lambda p: (-counts[p], p))
+    merges.append(best)
+    corpus = merge_pair(corpus, best)
+  return merges
+''',
+        cause="range(1, num_merges) runs num_merges - 1 times, so one merge too few is learned: range(num_merges) makes"
+              " num_merges of them.",
+    ),
+    HeldOut(
+        name="h10_encode_marker_after_merges",
+        assignment=A10,
+        cell="encode_def",
+        source='''def encode(text, merges, vocab):
+  """The token ids of text: its words (split at single spaces) merged in the order learned."""
+  # TODO -- for each word of text.split(" "): its symbols with EOW at the end, every merge in order, then the ids
+  ids = []
+  for word in text.split(" "):
+    symbols = list(word)
+    for a, b in merges:
+      out, k = [], 0
+      while k < len(symbols):
+        if k + 1 < len(symbols) and symbols[k] == a and symbols[k + 1] == b:
+          out.append(a + b)
+          k += 2
+        else:
+          out.append(symbols[k])
+          k += 1
+      symbols = out
+    symbols.append(EOW)  # the end of the word
+    ids = ids + [vocab.get(s, vocab[UNK]) for s in symbols]
+  return ids
+''',
+        cause="\"</w>\" is appended after the merges, so no merge that includes it ((\"the\", \"</w>\"), (\"s\", \"</w>\"), ...) "
+              "can apply and every word ends in a lone \"</w>\" token: put the marker at the end of the word first, as in"
+              " training, then apply the merges.",
+    ),
+    HeldOut(
+        name="h10_encode_unknown_word_one_unk",
+        assignment=A10,
+        cell="encode_def",
+        source='''def encode(text, merges, vocab):
+  """The token ids of text: its words (split at single spaces) merged in the order learned."""
+  # TODO -- for each word of text.split(" "): its symbols with EOW at the end, every merge in order, then the ids
+  ids = []
+  for word in text.split(" "):
+    symbols = tuple(word) + (EOW,)
+    for pair in merges:
+      symbols = list(merge_pair({symbols: 1}, pair))[0]
+    if all(s in vocab for s in symbols):
+      ids += [vocab[s] for s in symbols]
+    else:
+      ids.append(vocab[UNK])  # a word we cannot spell is unknown
+  return ids
+''',
+        cause="A word with one character the vocabulary lacks becomes a single <unk>, losing its other pieces and its "
+              "\"</w>\" (so decode also loses the space after it): byte-pair encoding replaces only the symbol it does "
+              "not have, vocab.get(s, vocab[UNK]) for each symbol, and keeps the rest of the word.",
+    ),
+    HeldOut(
+        name="h10_encode_strips_text",
+        assignment=A10,
+        cell="encode_def",
+        source='''def encode(text, merges, vocab):
+  """The token ids of text: its words (split at single spaces) merged in the order learned."""
+  # TODO -- for each word of text.split(" "): its symbols with EOW at the end, every merge in order, then the ids
+  ids = []
+  for word in text.strip().split(" "):
+    symbols = tuple(word) + (EOW,)
+    for pair in merges:
+      symbols = next(iter(merge_pair({symbols: 1}, pair)))
+    for s in symbols:
+      ids.append(vocab.get(s, vocab[UNK]))
+  return ids
+''',
+        cause="text.strip() removes the spaces at the start and end of the text before it is split, but each of them "
+              "stands for an empty word with its own \"</w>\": a text that starts or ends with a space no longer comes "
+              "back from decode. Split the text exactly as it is, text.split(\" \").",
+    ),
+    HeldOut(
+        name="h10_encode_distinct_words",
+        assignment=A10,
+        cell="encode_def",
+        source='''def encode(text, merges, vocab):
+  """The token ids of text: its words (split at single spaces) merged in the order learned."""
+  # TODO -- for each word of text.split(" "): its symbols with EOW at the end, every merge in order, then the ids
+  # the text's words, as in training, each merge applied to all of them at once
+  words = corpus_from_text(text)
+  for pair in merges:
+    words = merge_pair(words, pair)
+  ids = [vocab.get(s, vocab[UNK]) for word in words for s in word]
+  return ids
+''',
+        cause="corpus_from_text keeps each distinct word once, with its count, so a word the text has twice is encoded "
+              "only once and the words come out in the order they first appear: encode must give the ids of the text "
+              "word by word, so go through text.split(\" \") in order.",
+    ),
+    HeldOut(
+        name="h10_decode_rstrip",
+        assignment=A10,
+        cell="decode_def",
+        source='''def decode(ids, tokens):
+  """The text of a list of ids: the tokens joined, each </w> a space, the last space dropped."""
+  # TODO -- join the tokens' strings, replace EOW by a space, drop the final space
+  text = "".join(tokens[i] for i in ids)
+  text = text.replace(EOW, " ").rstrip(" ")
+  return text
+''',
+        cause="rstrip(\" \") removes every space at the end, not only the one the last \"</w>\" gave: a text that itself "
+              "ends with spaces (empty words at its end) loses them. Drop exactly one character, text[:-1].",
+    ),
+    HeldOut(
+        name="h10_decode_skips_unknown",
+        assignment=A10,
+        cell="decode_def",
+        source='''def decode(ids, tokens):
+  """The text of a list of ids: the tokens joined, each </w> a space, the last space dropped."""
+  # TODO -- join the tokens' strings, replace EOW by a space, drop the final space
+  pieces = []
+  for i in ids:
+    if tokens[i] == UNK:
+      continue  # nothing to write for a symbol we do not know
+    pieces.append(tokens[i])
+  text = "".join(pieces).replace(EOW, " ")[:-1]
+  return text
+''',
+        cause="The <unk> tokens are skipped, so a character never seen in training vanishes from the text instead of "
+              "coming back as \"<unk>\": keep every token's string, <unk> included, so the reader sees where something "
+              "was unknown.",
+    ),
+    HeldOut(
+        name="h10_decode_lone_marker_only",
+        assignment=A10,
+        cell="decode_def",
+        source='''def decode(ids, tokens):
+  """The text of a list of ids: the tokens joined, each </w> a space, the last space dropped."""
+  # TODO -- join the tokens' strings, replace EOW by a space, drop the final space
+  text = ""
+  for i in ids:
+    if tokens[i] == EOW:
+      text += " "
+    else:
+      text += tokens[i]
+  text = text[:-1]
+  return text
+''',
+        cause="Only a token that is exactly \"</w>\" becomes a space, but after the merges most words end in a token that"
+              " holds the marker inside it (\"the</w>\", \"boat</w>\"), which stays in the text as it is: join all the "
+              "strings first, then replace every \"</w>\" in the joined text.",
+    ),
+    # ------------------------------------------------------------------ 11 decoding
+    HeldOut(
+        name="h11_greedy_last_id_only",
+        assignment=A11,
+        cell="greedy_def",
+        source='''def greedy(next_logits, prompt, n_new):
+  """The prompt and n_new tokens, each the argmax of next_logits of the ids before it."""
+  # TODO -- n_new times: the logits given ids, their argmax, appended to ids
+  ids = list(prompt)
+  for _ in range(n_new):
+    logits = next_logits([ids[-1]])  # the next word depends on the last one
+    ids.append(int(np.argmax(logits)))
+  return ids
+''',
+        cause="next_logits is given only the last id. That is all the bigram model reads, but a decoder must pass every"
+              " id so far: the tiny transformer needs the digits it is to reverse and the position of the new token, so"
+              " from one id it predicts something else. Call next_logits(ids).",
+    ),
+    HeldOut(
+        name="h11_greedy_argsort_last",
+        assignment=A11,
+        cell="greedy_def",
+        source='''def greedy(next_logits, prompt, n_new):
+  """The prompt and n_new tokens, each the argmax of next_logits of the ids before it."""
+  # TODO -- n_new times: the logits given ids, their argmax, appended to ids
+  ids = list(prompt)
+  for _ in range(n_new):
+    order = np.argsort(next_logits(ids))  # ascending: the most likely token is the last
+    ids.append(int(order[-1]))
+  return ids
+''',
+        cause="The last index of an ascending argsort is a most likely token, but when several tie for the largest "
+              "logit it is the one with the larger id (the sort keeps tied ones in id order), while the rule is "
+              "np.argmax, which takes the smaller id.",
+    ),
+    HeldOut(
+        name="h11_greedy_n_new_as_length",
+        assignment=A11,
+        cell="greedy_def",
+        source='''def greedy(next_logits, prompt, n_new):
+  """The prompt and n_new tokens, each the argmax of next_logits of the ids before it."""
+  # TODO -- n_new times: the logits given ids, their argmax, appended to ids
+  ids = list(prompt)
+  while len(ids) < n_new:
+    ids.append(int(np.argmax(next_logits(ids))))
+  return ids
+''',
+        cause="The loop stops when the whole sequence has n_new ids, prompt included, but n_new is the number of new "
+              "tokens: with a prompt of L ids only n_new - L are added (none when the prompt is as long as n_new). Loop"
+              " n_new times, or until len(ids) == len(prompt) + n_new.",
+    ),
+    HeldOut(
+        name="h11_sample_global_generator",
+        assignment=A11,
+        cell="sample_def",
+        source='''def sample(next_logits, prompt, n_new, temperature, rng):
+  """The prompt and n_new tokens, each drawn with one rng.choice from softmax(logits / temperature)."""
+  # TODO -- n_new times: probs = softmax(logits / temperature), one draw rng.choice(len(probs), p=probs), appended
+  ids = list(prompt)
+  for _ in range(n_new):
+    probs = softmax(next_logits(ids) / temperature)
+    ids.append(int(np.random.choice(len(probs), p=probs)))
+  return ids
+''',
+        cause="np.random.choice draws from NumPy's global generator, not from the rng passed in, so the same rng does "
+              "not give the same tokens (each run differs, and the seed the caller chose is ignored): draw with "
+              "rng.choice(len(probs), p=probs).",
+    ),
+    HeldOut(
+        name="h11_sample_temperature_first_step_only",
+        assignment=A11,
+        cell="sample_def",
+        source='''def sample(next_logits, prompt, n_new, temperature, rng):
+  """The prompt and n_new tokens, each drawn with one rng.choice from softmax(logits / temperature)."""
+  # TODO -- n_new times: probs = softmax(logits / temperature), one draw rng.choice(len(probs), p=probs), appended
+  ids = list(prompt)
+  probs = softmax(next_logits(ids) / temperature)
+  for _ in range(n_new):
+    ids.append(int(rng.choice(len(probs), p=probs)))
+    if len(ids) < len(prompt) + n_new:  # the distribution for the next draw, if there is one
+      probs = softmax(next_logits(ids))
+  return ids
+''',
+        cause="The distribution is computed ahead of each draw, but only the first one is divided by the temperature: "
+              "the one recomputed inside the loop is softmax(next_logits(ids)) at temperature 1, so every token after "
+              "the first is drawn at the wrong temperature. Divide by temperature every time.",
+    ),
+    HeldOut(
+        name="h11_sample_exp_not_shifted",
+        assignment=A11,
+        cell="sample_def",
+        source='''def sample(next_logits, prompt, n_new, temperature, rng):
+  """The prompt and n_new tokens, each drawn with one rng.choice from softmax(logits / temperature)."""
+  # TODO -- n_new times: probs = softmax(logits / temperature), one draw rng.choice(len(probs), p=probs), appended
+  ids = list(prompt)
+  for _ in range(n_new):
+    scaled = np.asarray(next_logits(ids)) / temperature
+    probs = np.exp(scaled) / np.sum(np.exp(scaled))  # softmax
+    ids.append(int(rng.choice(len(probs), p=probs)))
+  return ids
+''',
+        cause="The softmax is written out without subtracting the maximum first: at a low temperature logits / "
+              "temperature is large, and np.exp overflows to inf (or, for log-probabilities, underflows to 0 "
+              "everywhere), giving nan probabilities that rng.choice rejects; subtract np.max before np.exp, as the "
+              "given softmax does.",
+    ),
+    HeldOut(
+        name="h11_top_k_argpartition",
+        assignment=A11,
+        cell="top_k_def",
+        source='''def top_k_probs(logits, k):
+  """(V,): softmax(logits) kept for the k most likely tokens, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- keep exactly k (np.argsort(-probs, kind="stable")[:k]), zero the rest, divide by the kept sum
+  result = np.zeros_like(probs)
+  keep = np.argpartition(-probs, k - 1)[:k]  # the k largest, in no particular order (faster than a sort)
+  result[keep] = probs[keep]
+  result = result / np.sum(result)
+  return result
+''',
+        cause="np.argpartition finds k largest probabilities, but among tokens tied with the k-th it keeps whichever "
+              "the partition happens to leave in front, not the smaller ids the rule asks for: use np.argsort(-probs, "
+              "kind=\"stable\")[:k].",
+    ),
+    HeldOut(
+        name="h11_top_k_logits_renormalised",
+        assignment=A11,
+        cell="top_k_def",
+        source='''def top_k_probs(logits, k):
+  """(V,): softmax(logits) kept for the k most likely tokens, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- keep exactly k (np.argsort(-probs, kind="stable")[:k]), zero the rest, divide by the kept sum
+  result = np.zeros_like(probs)
+  keep = np.argsort(-probs, kind="stable")[:k]
+  result[keep] = logits[keep]
+  result = result / np.sum(result)
+  return result
+''',
+        cause="The kept logits are divided by their sum instead of the kept probabilities: logits are log-probabilities"
+              " (negative here), and their ratios are not those of the probabilities, so the most likely token gets the"
+              " smallest share. Keep probs[keep] and divide by their sum.",
+    ),
+    HeldOut(
+        name="h11_top_k_unit_length",
+        assignment=A11,
+        cell="top_k_def",
+        source='''def top_k_probs(logits, k):
+  """(V,): softmax(logits) kept for the k most likely tokens, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- keep exactly k (np.argsort(-probs, kind="stable")[:k]), zero the rest, divide by the kept sum
+  result = np.zeros_like(probs)
+  keep = np.argsort(-probs, kind="stable")[:k]
+  result[keep] = probs[keep]
+  result = result / np.linalg.norm(result)  # normalise
+  return result
+''',
+        cause="\"Renormalise\" here means make the kept probabilities a distribution again, dividing them by their sum; "
+              "dividing by np.linalg.norm gives the vector length 1, and its entries then add up to more than 1.",
+    ),
+    HeldOut(
+        name="h11_top_p_one_past_exact_p",
+        assignment=A11,
+        cell="top_p_def",
+        source='''def top_p_probs(logits, p):
+  """(V,): softmax(logits) kept for the smallest set of most likely tokens whose sum reaches p, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- sort from the largest down, cumulative sum, keep up to and including the token where it reaches p
+  result = np.zeros_like(probs)
+  order = np.argsort(-probs, kind="stable")
+  cumulative = np.cumsum(probs[order])
+  n = int(np.sum(cumulative <= p)) + 1  # the tokens below p, and the one that crosses it
+  keep = order[:n]
+  result[keep] = probs[keep]
+  result = result / result.sum()
+  return result
+''',
+        cause="Counting the sums <= p and adding one keeps one token too many when a cumulative sum equals p exactly: "
+              "that token already reaches p and is the last one kept, the nucleus is the tokens up to and including the"
+              " first sum >= p (count cumulative < p, then add one).",
+    ),
+    HeldOut(
+        name="h11_top_p_mask_in_sorted_order",
+        assignment=A11,
+        cell="top_p_def",
+        source='''def top_p_probs(logits, p):
+  """(V,): softmax(logits) kept for the smallest set of most likely tokens whose sum reaches p, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- sort from the largest down, cumulative sum, keep up to and including the token where it reaches p
+  result = np.zeros_like(probs)
+  order = np.argsort(-probs, kind="stable")
+  sorted_probs = probs[order]
+  cumulative = np.cumsum(sorted_probs)
+  keep = cumulative - sorted_probs < p  # up to and including the one that reaches p
+  result[keep] = probs[keep]
+  result = result / result.sum()
+  return result
+''',
+        cause="keep is worked out in sorted order (its j-th entry is about the j-th most likely token) but used to "
+              "index the probabilities in id order, so it keeps the first ids, not the most likely tokens: map it back "
+              "through the sort, result[order[keep]] = probs[order[keep]].",
+    ),
+    HeldOut(
+        name="h11_top_p_never_reached",
+        assignment=A11,
+        cell="top_p_def",
+        source='''def top_p_probs(logits, p):
+  """(V,): softmax(logits) kept for the smallest set of most likely tokens whose sum reaches p, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- sort from the largest down, cumulative sum, keep up to and including the token where it reaches p
+  result = np.zeros_like(probs)
+  order = np.argsort(-probs, kind="stable")
+  cumulative = np.cumsum(probs[order])
+  last = np.argmax(cumulative >= p)  # the first place where the sum reaches p
+  keep = order[:last + 1]
+  result[keep] = probs[keep]
+  result = result / result.sum()
+  return result
+''',
+        cause="When no cumulative sum reaches p (with p = 1 the floats can add up to 0.9999999999999999), cumulative >="
+              " p is all False and np.argmax of it is 0, so only the most likely token is kept instead of all of them; "
+              "np.searchsorted(cumulative, p) gives the end of the array in that case.",
+    ),
+    HeldOut(
+        name="h11_top_p_divided_by_p",
+        assignment=A11,
+        cell="top_p_def",
+        source='''def top_p_probs(logits, p):
+  """(V,): softmax(logits) kept for the smallest set of most likely tokens whose sum reaches p, renormalised."""
+  probs = softmax(logits)  # (V,)
+  # TODO -- sort from the largest down, cumulative sum, keep up to and including the token where it reaches p
+  result = np.zeros_like(probs)
+  order = np.argsort(-probs, kind="stable")
+  cumulative = np.cumsum(probs[order])
+  n = int(np.searchsorted(cumulative, p)) + 1
+  keep = order[:n]
+  result[keep] = probs[keep]
+  result = result / p  # the kept tokens hold a share p of the probability
+  return result
+''',
+        cause="The kept probabilities are divided by p, but they hold p or more (the last token kept takes the sum past"
+              " p), so the result sums to more than 1: divide by the kept probabilities' own sum.",
+    ),
+    HeldOut(
+        name="h11_beam_norm_counts_prompt",
+        assignment=A11,
+        cell="beam_search_def",
+        source='''def log_softmax(x):
+  """log(softmax(x)), computed without the softmax, so that a probability of 1e-400 is -921, not log(0)."""
+  shifted = np.asarray(x, dtype=float) - np.max(x)
+  return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+  """The ids of the best sequence beam_width beams find in n_new steps, scored by summed log-probabilities."""
+  prompt = list(prompt)
+  beams = [(prompt, 0.0)]  # (ids, the sum of the new tokens' log-probabilities)
+  # TODO -- n_new times: the candidates (finished beams as they are, the others extended by every token), sorted
+  # by score (stable), the first beam_width kept; then the best beam's ids, its score divided by its new tokens'
+  # number when length_norm
+  for step in range(n_new):
+    candidates = []
+    for ids, score in beams:
+      if len(ids) > len(prompt) and ids[-1] == end:
+        candidates.append((ids, score))
+        continue
+      logp = log_softmax(next_logits(ids))
+      for token in range(len(logp)):
+        candidates.append((ids + [token], score + logp[token]))
+    scores = np.array([score for ids, score in candidates])
+    order = np.argsort(-scores, kind="stable")
+    beams = [candidates[i] for i in order[:beam_width]]
+  if length_norm:
+    final = [score / len(ids) for ids, score in beams]
+  else:
+    final = [score for ids, score in beams]
+  best = beams[int(np.argmax(final))][0]
+  return best
+''',
+        cause="With length_norm the score is divided by len(ids), which counts the prompt too; the score is the sum "
+              "over the new tokens only, so divide by their number, len(ids) - len(prompt): otherwise a long prompt "
+              "dilutes the average and short beams are favoured again.",
+    ),
+    HeldOut(
+        name="h11_beam_finished_set_aside",
+        assignment=A11,
+        cell="beam_search_def",
+        source='''def log_softmax(x):
+  """log(softmax(x)), computed without the softmax, so that a probability of 1e-400 is -921, not log(0)."""
+  shifted = np.asarray(x, dtype=float) - np.max(x)
+  return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+  """The ids of the best sequence beam_width beams find in n_new steps, scored by summed log-probabilities."""
+  prompt = list(prompt)
+  beams = [(prompt, 0.0)]  # (ids, the sum of the new tokens' log-probabilities)
+  # TODO -- n_new times: the candidates (finished beams as they are, the others extended by every token), sorted
+  # by score (stable), the first beam_width kept; then the best beam's ids, its score divided by its new tokens'
+  # number when length_norm
+  finished = []  # beams that reached the end token
+  for step in range(n_new):
+    candidates = []
+    for ids, score in beams:
+      logp = log_softmax(next_logits(ids))
+      for token in range(len(logp)):
+        candidates.append((ids + [token], score + logp[token]))
+    scores = np.array([score for ids, score in candidates])
+    beams = []
+    for i in np.argsort(-scores, kind="stable"):
+      if candidates[i][0][-1] == end:
+        finished.append(candidates[i])  # done: keep it aside
+      else:
+        beams.append(candidates[i])
+      if len(beams) == beam_width:
+        break
+  pool = finished + beams
+  if length_norm:
+    final = [score / (len(ids) - len(prompt)) for ids, score in pool]
+  else:
+    final = [score for ids, score in pool]
+  best = pool[int(np.argmax(final))][0]
+  return best
+''',
+        cause="Finished beams are set aside, so they no longer take one of the beam_width places: the search keeps "
+              "beam_width unfinished beams and remembers every finished one it met. Here a finished beam stays among "
+              "the candidates, takes a place, and drops out once beam_width others score above it; the two searches "
+              "then return different sequences, above all with length_norm.",
+    ),
+    HeldOut(
+        name="h11_beam_stops_when_best_finishes",
+        assignment=A11,
+        cell="beam_search_def",
+        source='''def log_softmax(x):
+  """log(softmax(x)), computed without the softmax, so that a probability of 1e-400 is -921, not log(0)."""
+  shifted = np.asarray(x, dtype=float) - np.max(x)
+  return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+  """The ids of the best sequence beam_width beams find in n_new steps, scored by summed log-probabilities."""
+  prompt = list(prompt)
+  beams = [(prompt, 0.0)]  # (ids, the sum of the new tokens' log-probabilities)
+  # TODO -- n_new times: the candidates (finished beams as they are, the others extended by every token), sorted
+  # by score (stable), the first beam_width kept; then the best beam's ids, its score divided by its new tokens'
+  # number when length_norm
+  for step in range(n_new):
+    candidates = []
+    for ids, score in beams:
+      if len(ids) > len(prompt) and ids[-1] == end:
+        candidates.append((ids, score))
+      else:
+        logp = log_softmax(next_logits(ids))
+        for token in range(len(logp)):
+          candidates.append((ids + [token], score + logp[token]))
+    scores = np.array([score for ids, score in candidates])
+    beams = [candidates[i] for i in np.argsort(-scores, kind="stable")[:beam_width]]
+    if beams[0][0][-1] == end:
+      break  # the best beam has finished: nothing can beat it any more
+  if length_norm:
+    final = [score / (len(ids) - len(prompt)) for ids, score in beams]
+  else:
+    final = [score for ids, score in beams]
+  best = beams[int(np.argmax(final))][0]
+  return best
+''',
+        cause="The search stops as soon as the best beam by summed score ends; that is safe for the plain sum, which "
+              "only falls as beams grow, but not with length normalisation, where a longer beam's average can still "
+              "overtake it: run all n_new steps.",
+    ),
+    HeldOut(
+        name="h11_beam_score_not_accumulated",
+        assignment=A11,
+        cell="beam_search_def",
+        source='''def log_softmax(x):
+  """log(softmax(x)), computed without the softmax, so that a probability of 1e-400 is -921, not log(0)."""
+  shifted = np.asarray(x, dtype=float) - np.max(x)
+  return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+  """The ids of the best sequence beam_width beams find in n_new steps, scored by summed log-probabilities."""
+  prompt = list(prompt)
+  beams = [(prompt, 0.0)]  # (ids, the sum of the new tokens' log-probabilities)
+  # TODO -- n_new times: the candidates (finished beams as they are, the others extended by every token), sorted
+  # by score (stable), the first beam_width kept; then the best beam's ids, its score divided by its new tokens'
+  # number when length_norm
+  for step in range(n_new):
+    candidates = []
+    for ids, score in beams:
+      if len(ids) > len(prompt) and ids[-1] == end:
+        candidates.append((ids, score))
+      else:
+        logp = log_softmax(next_logits(ids))
+        for token in range(len(logp)):
+          candidates.append((ids + [token], logp[token]))
+    scores = np.array([c[1] for c in candidates])
+    beams = [candidates[i] for i in np.argsort(-scores, kind="stable")[:beam_width]]
+  if length_norm:
+    final = [score / (len(ids) - len(prompt)) for ids, score in beams]
+  else:
+    final = [score for ids, score in beams]
+  best = beams[int(np.argmax(final))][0]
+  return best
+''',
+        cause="A new candidate's score is only its last token's log-probability: the beam's score so far is not added, "
+              "so beams are ranked by their last step alone. The score is the sum over all the new tokens, score + "
+              "logp[token].",
+    ),
+    HeldOut(
+        name="h11_beam_prompt_end_finished",
+        assignment=A11,
+        cell="beam_search_def",
+        source='''def log_softmax(x):
+  """log(softmax(x)), computed without the softmax, so that a probability of 1e-400 is -921, not log(0)."""
+  shifted = np.asarray(x, dtype=float) - np.max(x)
+  return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+  """The ids of the best sequence beam_width beams find in n_new steps, scored by summed log-probabilities."""
+  prompt = list(prompt)
+  beams = [(prompt, 0.0)]  # (ids, the sum of the new tokens' log-probabilities)
+  # TODO -- n_new times: the candidates (finished beams as they are, the others extended by every token), sorted
+  # by score (stable), the first beam_width kept; then the best beam's ids, its score divided by its new tokens'
+  # number when length_norm
+  for step in range(n_new):
+    candidates = []
+    for ids, score in beams:
+      if ids[-1] == end:  # a finished beam stays as it is
+        candidates.append((ids, score))
+      else:
+        logp = log_softmax(next_logits(ids))
+        for token in range(len(logp)):
+          candidates.append((ids + [token], score + logp[token]))
+    scores = np.array([score for ids, score in candidates])
+    beams = [candidates[i] for i in np.argsort(-scores, kind="stable")[:beam_width]]
+  if length_norm:
+    final = [score / max(len(ids) - len(prompt), 1) for ids, score in beams]
+  else:
+    final = [score for ids, score in beams]
+  best = beams[int(np.argmax(final))][0]
+  return best
+''',
+        cause="A beam counts as finished whenever its last id is the end token, even before it has a new token: a "
+              "prompt that ends with the end token (a full sentence, \"... .\") is never extended and comes back as it "
+              "is. A beam is finished only once one of its new tokens is the end token.",
+    ),
+    HeldOut(
+        name="h11_kv_position_from_heads_axis",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  H = num_heads
+  D = p["tok_emb"].shape[1]
+  d = D // H
+  t = K_cache.shape[0]  # tokens already cached
+  x = p["tok_emb"][token] + p["pos_emb"][t]
+  h1, _ = layer_norm_forward(x, p["gamma1"], p["beta1"])
+  q = (h1 @ p["W_q"] + p["b_q"]).reshape(H, 1, d)
+  k = (h1 @ p["W_k"] + p["b_k"]).reshape(H, 1, d)
+  v = (h1 @ p["W_v"] + p["b_v"]).reshape(H, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)
+  V = np.concatenate([V_cache, v], axis=1)
+  A = softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d))
+  x1 = x + (A @ V).reshape(D) @ p["W_o"] + p["b_o"]
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="The cache is (H, t, d), so the number of tokens cached is K_cache.shape[1]; shape[0] is the number of "
+              "heads, so every token was given the position embedding of position H instead of its own.",
+    ),
+    HeldOut(
+        name="h11_kv_heads_interleaved",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  t = K_cache.shape[1]
+  D = p["W_q"].shape[0]
+  d = D // num_heads
+  x = p["tok_emb"][token] + p["pos_emb"][t]  # (D,)
+  h1, _ = layer_norm_forward(x, p["gamma1"], p["beta1"])
+  q = (h1 @ p["W_q"] + p["b_q"]).reshape(num_heads, 1, d)  # (H, 1, d)
+  k = (h1 @ p["W_k"] + p["b_k"]).reshape(num_heads, 1, d)
+  v = (h1 @ p["W_v"] + p["b_v"]).reshape(num_heads, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)  # (H, t + 1, d)
+  V = np.concatenate([V_cache, v], axis=1)
+  A = softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d))  # (H, 1, t + 1)
+  heads = (A @ V).transpose(1, 2, 0).reshape(D)  # the heads side by side, as merge_heads does
+  x1 = x + heads @ p["W_o"] + p["b_o"]
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="The heads' outputs (H, 1, d) were transposed to (1, d, H) before the reshape, which interleaves them "
+              "(feature 0 of every head, then feature 1, ...), whereas merge_heads puts head 0's d features first, then"
+              " head 1's: (A @ V).reshape(D) already has that order, so W_o meets the features in the wrong rows.",
+    ),
+    HeldOut(
+        name="h11_kv_scaled_by_model_width",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  t = K_cache.shape[1]
+  D = p["W_q"].shape[0]
+  d = D // num_heads
+  x = p["tok_emb"][token] + p["pos_emb"][t]
+  h1, _ = layer_norm_forward(x, p["gamma1"], p["beta1"])
+  q = (h1 @ p["W_q"] + p["b_q"]).reshape(num_heads, 1, d)
+  k = (h1 @ p["W_k"] + p["b_k"]).reshape(num_heads, 1, d)
+  v = (h1 @ p["W_v"] + p["b_v"]).reshape(num_heads, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)
+  V = np.concatenate([V_cache, v], axis=1)
+  scores = q @ K.transpose(0, 2, 1) / np.sqrt(D)  # scaled dot products
+  A = softmax(scores)
+  x1 = x + (A @ V).reshape(D) @ p["W_o"] + p["b_o"]
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="The scores are divided by sqrt(D), the model's width, but each head's dot products have d = D / H terms,"
+              " so the scale is sqrt(d), as in model_forward: with sqrt(D) the attention is flatter than the full "
+              "forward pass's.",
+    ),
+    HeldOut(
+        name="h11_kv_residual_from_normed",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  t = K_cache.shape[1]
+  D = p["W_q"].shape[0]
+  d = D // num_heads
+  x = p["tok_emb"][token] + p["pos_emb"][t]
+  x = layer_norm_forward(x, p["gamma1"], p["beta1"])[0]  # LayerNorm 1
+  q = (x @ p["W_q"] + p["b_q"]).reshape(num_heads, 1, d)
+  k = (x @ p["W_k"] + p["b_k"]).reshape(num_heads, 1, d)
+  v = (x @ p["W_v"] + p["b_v"]).reshape(num_heads, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)
+  V = np.concatenate([V_cache, v], axis=1)
+  A = softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d))
+  x1 = x + (A @ V).reshape(D) @ p["W_o"] + p["b_o"]  # the residual
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="x was overwritten by its LayerNorm, so the residual adds the attention to the normalised input instead "
+              "of the embedding itself: in a pre-norm block the LayerNorm feeds only the attention, and the residual is"
+              " x0 + attention(LayerNorm(x0)). Keep the normalised vector under another name.",
+    ),
+    HeldOut(
+        name="h11_kv_softmax_query_axis",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  t = K_cache.shape[1]
+  D = p["W_q"].shape[0]
+  d = D // num_heads
+  x = p["tok_emb"][token] + p["pos_emb"][t]
+  h1, _ = layer_norm_forward(x, p["gamma1"], p["beta1"])
+  q = (h1 @ p["W_q"] + p["b_q"]).reshape(num_heads, 1, d)
+  k = (h1 @ p["W_k"] + p["b_k"]).reshape(num_heads, 1, d)
+  v = (h1 @ p["W_v"] + p["b_v"]).reshape(num_heads, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)
+  V = np.concatenate([V_cache, v], axis=1)
+  scores = q @ K.transpose(0, 2, 1) / np.sqrt(d)  # (H, 1, t + 1)
+  e = np.exp(scores - np.max(scores, axis=1, keepdims=True))
+  A = e / np.sum(e, axis=1, keepdims=True)  # softmax over the scores
+  x1 = x + (A @ V).reshape(D) @ p["W_o"] + p["b_o"]
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="The softmax runs over axis 1, the single query, instead of the last axis, the t + 1 keys: every weight "
+              "becomes exp(0) / 1 = 1, so the step adds up all the values instead of averaging them. Normalise over the"
+              " keys, axis=-1 (the given softmax does).",
+    ),
+    HeldOut(
+        name="h11_kv_value_cache_gets_key",
+        assignment=A11,
+        cell="decode_step_def",
+        source='''def decode_step(params, token, K_cache, V_cache, num_heads):
+  """(logits (V,), K, V): one new token, given only it and its sequence's cache (H, t, d), t tokens so far."""
+  p = params
+  # TODO -- position t = K_cache.shape[1]; x; LayerNorm 1; q, k, v (H, 1, d); append k, v; attend (no mask);
+  # W_o and b_o, the residual, LayerNorm 2, the MLP, the residual, the final LayerNorm, W_out and b_out
+  t = K_cache.shape[1]
+  D = p["W_q"].shape[0]
+  d = D // num_heads
+  x = p["tok_emb"][token] + p["pos_emb"][t]
+  h1, _ = layer_norm_forward(x, p["gamma1"], p["beta1"])
+  q = (h1 @ p["W_q"] + p["b_q"]).reshape(num_heads, 1, d)
+  k = (h1 @ p["W_k"] + p["b_k"]).reshape(num_heads, 1, d)
+  v = (h1 @ p["W_v"] + p["b_v"]).reshape(num_heads, 1, d)
+  K = np.concatenate([K_cache, k], axis=1)
+  V = np.concatenate([V_cache, k], axis=1)
+  A = softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d))
+  x1 = x + (A @ V).reshape(D) @ p["W_o"] + p["b_o"]
+  h2, _ = layer_norm_forward(x1, p["gamma2"], p["beta2"])
+  m, _ = mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])
+  x2 = x1 + m
+  hf, _ = layer_norm_forward(x2, p["gamma_f"], p["beta_f"])
+  logits = hf @ p["W_out"] + p["b_out"]
+  return logits, K, V
+''',
+        cause="The new key is appended to the value cache as well (the line was copied from the one above it): V must "
+              "grow by v, so the attention averages the tokens' values, not their keys.",
     ),
 ]
