@@ -170,7 +170,8 @@ PROBES = {
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
         precision=1e-10,
         precision_hint=("the logits agree with the full forward pass only roughly: with the cache they should be "
-                        "the same numbers, to 1e-10, computed in float64 from the same keys and values"),
+                        "the same numbers, to 1e-10 of the largest logit, computed in float64 from the same keys and "
+                        "values"),
     ),
 }
 
