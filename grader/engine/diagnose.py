@@ -34,8 +34,17 @@ def _singular(plural):
 
 
 def _numbers(indices):
-    """1-based positions as a student counts them: "1, 2 and 4"."""
-    words = [str(i + 1) for i in indices]
+    """1-based positions as a student counts them: "1, 2 and 4"; a run of three or more as a range, so a long
+    list stays a line: "1 to 77, 79 to 99 and 101"."""
+    runs = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    words = []
+    for first, last in runs:
+        words += [f"{first + 1} to {last + 1}"] if last - first >= 2 else [str(k + 1) for k in range(first, last + 1)]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
