@@ -737,10 +737,18 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
         cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
-        return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and wrong on every input of another size. "
-                                    f"{_sentence(cause)} Check it on an input of another size: every step must "
-                                    "work from its arguments and their shapes", mistake.name if mistake else BOOK_ONLY,
-                       "named" if mistake else "step" if certain else "structural")
+        # "Of another size" only when it is so: every fresh input has an array of a shape the book's has not.
+        # Wrong on inputs of the book's sizes, or on texts, it is the values or the kind of input that differ.
+        book_case = next(c for c in cases if c.label == "book")
+        resized = all(_shapes(c.inputs) != _shapes(book_case.inputs) for c in cases if c.label == "fresh")
+        if resized:
+            said = (f"wrong on every input of another size. {_sentence(cause)} Check it on an input of another "
+                    "size: every step must work from its arguments and their shapes")
+        else:
+            said = (f"wrong on every fresh input. {_sentence(cause)} Try it on inputs of your own, unlike the "
+                    "example: the example alone does not show every case the rules cover")
+        return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and {said}",
+                       mistake.name if mistake else BOOK_ONLY, "named" if mistake else "step" if certain else "structural")
 
     if probe.marks:
         share = probe.marks(cases, reasons)
@@ -1101,6 +1109,22 @@ def _seen_through_views(probe, inputs, seen):
         if text:
             return f"{words}, {text}"
     return None
+
+
+def _shapes(inputs):
+    """{input name: its shape} of a case's arrays of numbers (lists of numbers included): what a student's code
+    can tie to a size. Texts, lists of words, dictionaries and single numbers have none."""
+    out = {}
+    for name, value in (inputs or {}).items():
+        if isinstance(value, (str, dict)):
+            continue
+        try:
+            a = np.asarray(value)
+        except ValueError:  # a ragged list
+            continue
+        if a.ndim and a.dtype.kind in "biuf":
+            out[name] = a.shape
+    return out
 
 
 def _sizes_finding(cases, got, reasons):
