@@ -727,7 +727,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
                                                                         ": every step must work from its arguments"),
                        HARD_CODED, "step" if certain else "named")
 
-    # One policy in every notebook: right on the book's case and wrong on every input of another size
+    # One policy in every notebook: right on the book's case and wrong on every fresh input
     # earns nothing. The notebook shows the book's answer, so the book's case alone cannot tell code
     # that works from code tied to the notebook's sizes; the verdict says which, kindly.
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
@@ -737,16 +737,11 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
         cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
-        # "Of another size" only when it is so: every fresh input has an array of a shape the book's has not.
-        # Wrong on inputs of the book's sizes, or on texts, it is the values or the kind of input that differ.
-        book_case = next(c for c in cases if c.label == "book")
-        resized = all(_shapes(c.inputs) != _shapes(book_case.inputs) for c in cases if c.label == "fresh")
-        if resized:
-            said = (f"wrong on every input of another size. {_sentence(cause)} Check it on an input of another "
-                    "size: every step must work from its arguments and their shapes")
-        else:
-            said = (f"wrong on every fresh input. {_sentence(cause)} Try it on inputs of your own, unlike the "
-                    "example: the example alone does not show every case the rules cover")
+        # What is known: right on the example, wrong on every fresh input. Not why: a size tied to the example
+        # is one cause, a rule the example cannot show (a tie, a space at the end of a text) another, and the
+        # cause above says which when anything can.
+        said = (f"wrong on every fresh input. {_sentence(cause)} Check it on inputs of your own, unlike the "
+                "example: every step must work from its arguments")
         return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and {said}",
                        mistake.name if mistake else BOOK_ONLY, "named" if mistake else "step" if certain else "structural")
 
@@ -1013,9 +1008,14 @@ def _finding(probe, cases, got, reasons):
         case, _, why = bad[0]
         said = why.split(":", 1)[0] if why.startswith("raised") else why
         meaning = diagnose.error(why)
-        if right:
+        # The size question only where a size is what tells the inputs apart: on inputs shaped as one it
+        # runs on, the error's own words say more than a guess (numpy's "probabilities contain NaN").
+        if right and all(_shapes(case.inputs) != _shapes(c.inputs) for c in right):
             return (f"On {_where(case)}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} "
                     "other input(s): does it assume a size or shape that only some inputs have?", "structural")
+        if right:
+            return (f"On {_where(case)}: {said}{': ' + meaning if meaning else _words_of(why)}. It runs on "
+                    f"{len(right)} other input(s): what does this one have that they do not?", "structural")
         if meaning:
             return f"On {_where(case)}: {said}: {meaning}", "structural"
         return f"On {_where(case)}: {why}", "reported"
@@ -1109,6 +1109,12 @@ def _seen_through_views(probe, inputs, seen):
         if text:
             return f"{words}, {text}"
     return None
+
+
+def _words_of(why):
+    """An error's own message, ": probabilities contain NaN", when it is one short line; else nothing."""
+    message = why.split(":", 1)[1].strip() if ":" in why else ""
+    return f": {message}" if message and len(message) <= 100 and "\n" not in message else ""
 
 
 def _shapes(inputs):

@@ -107,10 +107,28 @@ def _merge_cases(rng):
     return book + _fresh(rng, PROBES["test_merge_pair"], _merge_draw)
 
 
+def _merges_seen_more_than_once(corpus):
+    """(how many merges learning makes before the most frequent pair is one seen once, whether a pair is
+    left then)."""
+    n = 0
+    while True:
+        counts = ref.count_pairs(corpus)
+        if not counts or counts[ref.best_pair(counts)] < 2:
+            return n, bool(counts)
+        corpus = ref.merge_pair(corpus, ref.best_pair(counts))
+        n += 1
+
+
 def _learn_draw(rng):
-    corpus = cases.fresh_corpus(rng, merges_first=(0, 1))
-    n = int(rng.integers(3, 9))
-    return {**cases.corpus_words(corpus), "num_merges": n}, f"{len(corpus)} words, {n} merges"
+    """A fresh corpus, and 1 to 3 merges more than those of pairs seen twice or more, with a pair seen once
+    still left then: learning goes on while any pair is left, a pair seen once included, and every fresh
+    case shows it (sometimes up to no pair left)."""
+    while True:
+        corpus = cases.fresh_corpus(rng, merges_first=(0, 1))
+        n, left = _merges_seen_more_than_once(corpus)
+        if left:
+            n += int(rng.integers(1, 4))
+            return {**cases.corpus_words(corpus), "num_merges": n}, f"{len(corpus)} words, {n} merges"
 
 
 def _learn_cases(rng):

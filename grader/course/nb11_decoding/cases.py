@@ -47,12 +47,17 @@ def ids_of(text):
     return [vocab[w] for w in text]
 
 
+def no_context():
+    """The `first` table of the notebook's examples: the bigram model reads the last token only."""
+    return np.zeros_like(bigram_table())
+
+
 def greedy_example():
-    return {"table": bigram_table(), "prompt": np.array(ids_of(PROMPT)), "n_new": GREEDY_NEW}
+    return {"table": bigram_table(), "first": no_context(), "prompt": np.array(ids_of(PROMPT)), "n_new": GREEDY_NEW}
 
 
 def sample_examples():
-    return [{"table": bigram_table(), "prompt": np.array(ids_of(PROMPT)), "n_new": SAMPLE_NEW,
+    return [{"table": bigram_table(), "first": no_context(), "prompt": np.array(ids_of(PROMPT)), "n_new": SAMPLE_NEW,
              "temperature": t, "seed": SAMPLE_SEED} for t in TEMPERATURES]
 
 
@@ -90,22 +95,33 @@ def kv_example():
 
 # ---------------------------------------------------------------- fresh inputs
 
-def fresh_table(rng):
-    V = int(rng.integers(5, 10))
-    return 2.0 * rng.normal(size=(V, V))
+def fresh_model(rng, V, grid=False):
+    """A fresh model's two tables, (V, V) each: next_logits(ids) = table[ids[-1]] + first[ids[0]], a model that
+    reads the first token as well as the last, so a decoder that passes only the last id is wrong. On a grid
+    (multiples of 0.7), logits tie, and the tie-break rule shows."""
+    if grid:
+        return 0.7 * rng.integers(-3, 4, size=(V, V)), 0.7 * rng.integers(-2, 3, size=(V, V))
+    return 2.0 * rng.normal(size=(V, V)), rng.normal(size=(V, V))
 
 
 def fresh_greedy(rng):
-    table = fresh_table(rng)
-    prompt = rng.integers(0, len(table), size=int(rng.integers(1, 4)))
-    return {"table": table, "prompt": prompt, "n_new": int(rng.integers(5, 10))}
+    V = int(rng.integers(5, 10))
+    table, first = fresh_model(rng, V, grid=True)
+    prompt = rng.integers(0, V, size=int(rng.integers(1, 4)))
+    return {"table": table, "first": first, "prompt": prompt, "n_new": int(rng.integers(5, 10))}
 
 
-def fresh_sample(rng):
-    i = fresh_greedy(rng)
-    i.update(n_new=int(rng.integers(10, 16)), temperature=float(rng.choice([0.4, 0.6, 1.6, 2.5])),
-             seed=int(rng.integers(0, 2**31)))
-    return i
+def fresh_sample(rng, offset=0.0):
+    """A fresh model, with `offset` added to every logit: the softmax is the same, but past about 710 np.exp
+    overflows unless the maximum is subtracted first."""
+    V = int(rng.integers(5, 10))
+    table, first = fresh_model(rng, V)
+    return {"table": table + offset, "first": first, "prompt": rng.integers(0, V, size=int(rng.integers(1, 4))),
+            "n_new": int(rng.integers(10, 16)), "temperature": float(rng.choice([0.4, 0.6, 1.6, 2.5])),
+            "seed": int(rng.integers(0, 2**31))}
+
+
+LARGE_LOGITS = 2000.0  # one fresh sampling case's logits are this much larger: 2000 / 2.5 is past exp's 709
 
 
 def fresh_top_k(rng):
@@ -149,12 +165,17 @@ BEAM_PROMPT, BEAM_NEW, BEAM_WIDTH, END_WORD = ["a"], 5, 4, "."
 
 
 def beam_example():
-    return {"table": bigram_table(), "prompt": np.array(ids_of(BEAM_PROMPT)), "n_new": BEAM_NEW,
-            "beam_width": BEAM_WIDTH, "end": ids_of([END_WORD])[0]}
+    return {"table": bigram_table(), "first": no_context(), "prompt": np.array(ids_of(BEAM_PROMPT)),
+            "n_new": BEAM_NEW, "beam_width": BEAM_WIDTH, "end": ids_of([END_WORD])[0]}
 
 
-def fresh_beam(rng):
-    """A table whose token 0 ends a sequence, a prompt of one other token, 2 to 4 beams, 4 to 7 steps."""
-    table = fresh_table(rng)
-    return {"table": table, "prompt": rng.integers(1, len(table), size=1), "n_new": int(rng.integers(4, 8)),
+def fresh_beam(rng, prompt_ends=False):
+    """A fresh model whose token 0 ends a sequence (made likelier, so that beams finish and keep their places),
+    a prompt of one other token (or, with `prompt_ends`, a prompt that ends with the end token, which does not
+    finish a beam: it has no new token yet), 2 to 4 beams, 4 to 7 steps."""
+    V = int(rng.integers(5, 10))
+    table, first = fresh_model(rng, V)
+    table[:, 0] += 1.0
+    prompt = [int(rng.integers(1, V))] + ([0] if prompt_ends else [])
+    return {"table": table, "first": first, "prompt": np.array(prompt), "n_new": int(rng.integers(4, 8)),
             "beam_width": int(rng.integers(2, 5)), "end": 0}

@@ -1,7 +1,8 @@
 """Notebook 11, generating text: its probes and the values its checks show.
 
-The decoders are called with the case's model as the notebook writes one, next_logits = lambda ids:
-table[ids[-1]] (a bigram table), and report their ids as an array. The sampler gets a generator made from the
+The decoders are called with the case's model, next_logits = lambda ids: table[ids[-1]] + first[ids[0]]: the
+notebook's bigram table on its examples (first is zero there), and on fresh inputs a model that reads the first
+token too, as a transformer reads every token; they report their ids as an array. The sampler gets a generator made from the
 case's seed. The KV cache's step is run as the notebook's logits_with_cache runs it: two sequences in turn, one
 token at a time, each step given only the new token and its sequence's cache; on fresh inputs each sequence's
 first tokens are already cached, by the grader, so the step must read the cache it is given.
@@ -15,7 +16,7 @@ from ...engine.protocol import Case, Probe, Step
 
 N_FRESH = 3
 NP = "__import__('numpy')"
-MODEL = "(lambda ids: table[ids[-1]])"
+MODEL = "(lambda ids: table[ids[-1]] + first[ids[0]])"
 
 
 _same, _results, _every_mistake_shows = (shared_cases.same_result, shared_cases.results_of,
@@ -27,19 +28,42 @@ def _told_apart(probe, inputs):
     return all(not _same(a, b) for k, a in enumerate(wrong) for b in wrong[k + 1:])
 
 
-def _fresh(rng, probe, draw, about):
-    """N_FRESH fresh cases, each wrong for every mistake and telling every two mistakes apart."""
+def _fresh(rng, probe, draw, about, sees=lambda inputs: True):
+    """N_FRESH fresh cases, each wrong for every mistake, telling every two mistakes apart, and one where
+    `sees` holds (a rule of the part that the case can see). `draw` is one function, or one for each case."""
     out = []
+    draws = draw if isinstance(draw, tuple) else (draw,) * N_FRESH
     while len(out) < N_FRESH:
-        inputs = draw(rng)
-        if _every_mistake_shows(probe, inputs) and _told_apart(probe, inputs):
+        inputs = draws[len(out)](rng)
+        if _every_mistake_shows(probe, inputs) and _told_apart(probe, inputs) and sees(inputs):
             out.append(Case("fresh", inputs, about=about(inputs)))
     return out
 
 
-def _cases(book, name, draw, about):
+def _model_about(i):
+    return f"{len(i['table'])} tokens, a model that reads the first token and the last"
+
+
+def _tie_on_path(i):
+    """Whether greedy meets a tie for the largest logit on its way: the smaller id's rule then shows."""
+    model, ids = mistakes.bigram(i), [int(t) for t in i["prompt"]]
+    for _ in range(int(i["n_new"])):
+        logits = model(ids)
+        if np.sum(logits == logits.max()) > 1:
+            return True
+        ids.append(int(np.argmax(logits)))
+    return False
+
+
+def _a_beam_finishes(i):
+    """Whether a beam that ends with the end token wins, with or without length normalisation: finished beams
+    then keep their places among the beams, as the rules say."""
+    return any(int(i["end"]) in ids[len(i["prompt"]):] for ids in PROBES["test_beam_search"].reference(i))
+
+
+def _cases(book, name, draw, about, sees=lambda inputs: True):
     def make(rng):
-        return [Case("book", b, about=a) for b, a in book()] + _fresh(rng, PROBES[name], draw, about)
+        return [Case("book", b, about=a) for b, a in book()] + _fresh(rng, PROBES[name], draw, about, sees)
     return make
 
 
@@ -105,7 +129,8 @@ PROBES = {
         what="greedy",
         call=f"{NP}.array(greedy({MODEL}, [int(t) for t in prompt], int(n_new)), dtype=float)",
         cases=_cases(lambda: [(cases.greedy_example(), "")], "test_greedy", cases.fresh_greedy,
-                     lambda i: f"{len(i['table'])} tokens, a prompt of {len(i['prompt'])}, {i['n_new']} new"),
+                     lambda i: f"{_model_about(i)}, a prompt of {len(i['prompt'])}, {i['n_new']} new, a tie for "
+                               "the largest logit on the way", _tie_on_path),
         reference=lambda i: np.array(ref.greedy(mistakes.bigram(i), i["prompt"], int(i["n_new"])), dtype=float),
         operations=(),
         mistakes=mistakes.GREEDY,
@@ -116,8 +141,10 @@ PROBES = {
         call=f"{NP}.array(sample({MODEL}, [int(t) for t in prompt], int(n_new), temperature, "
              f"{NP}.random.default_rng(int(seed))), dtype=float)",
         cases=_cases(lambda: [(e, f"temperature {e['temperature']}") for e in cases.sample_examples()],
-                     "test_sample", cases.fresh_sample,
-                     lambda i: f"{len(i['table'])} tokens, temperature {i['temperature']}, {i['n_new']} new"),
+                     "test_sample", (lambda rng: cases.fresh_sample(rng, cases.LARGE_LOGITS), cases.fresh_sample,
+                                     cases.fresh_sample),
+                     lambda i: f"{_model_about(i)}, temperature {i['temperature']}, {i['n_new']} new"
+                               + (f", logits near {cases.LARGE_LOGITS:.0f}" if np.min(i["table"]) > 100 else "")),
         reference=lambda i: np.array(ref.sample(mistakes.bigram(i), i["prompt"], int(i["n_new"]), i["temperature"],
                                                 np.random.default_rng(int(i["seed"]))), dtype=float),
         operations=(),
@@ -148,8 +175,11 @@ PROBES = {
         what="beam_search",
         call=f"[{NP}.array(beam_search({MODEL}, [int(t) for t in prompt], int(n_new), int(beam_width), int(end), "
              f"length_norm=norm), dtype=float) for norm in (False, True)]",
-        cases=_cases(lambda: [(cases.beam_example(), "")], "test_beam_search", cases.fresh_beam,
-                     lambda i: f"{len(i['table'])} tokens, {i['beam_width']} beams, {i['n_new']} steps"),
+        cases=_cases(lambda: [(cases.beam_example(), "")], "test_beam_search",
+                     (lambda rng: cases.fresh_beam(rng, prompt_ends=True), cases.fresh_beam, cases.fresh_beam),
+                     lambda i: f"{_model_about(i)}, {i['beam_width']} beams, {i['n_new']} steps"
+                               + (", a prompt that ends with the end token" if len(i["prompt"]) > 1 else ""),
+                     _a_beam_finishes),
         reference=lambda i: [np.array(ref.beam_search(mistakes.bigram(i), i["prompt"], int(i["n_new"]),
                                                       int(i["beam_width"]), int(i["end"]), norm), dtype=float)
                              for norm in (False, True)],
