@@ -129,6 +129,10 @@ class Probe:
     # Answers that repeat from input to input by nature (a checker's True/False): an answer equal to
     # the book case's is then no sign of a hard-coded result, and that rule is not applied.
     answers_repeat: bool = False
+    # Whether the probe reports the answer read against the case's inputs (10's merge_pair: each input word's
+    # symbols in the result), so that two answers can report the same numbers on another input: a result
+    # equal to the book case's then says nothing certain, and the hard-coded rule is not applied.
+    relative: bool = False
     # The result's shape must be exactly the reference's (a batch axis of length 1 included); by default
     # singleton axes are ignored, as the book itself mixes (D, 1) and (D,).
     exact_shape: bool = False
@@ -711,7 +715,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     named = _recognised(probe, cases, got, reasons, traces)  # once: checking a name against the path has a cost
     # A catalogued mistake that explains every case is the better account of a fresh result that happens to
     # equal the book's (tokenize dropping unknown words can give the book's ids on a fresh sentence).
-    if not probe.answers_repeat and book and book[0] is not None and not named and any(
+    if not probe.answers_repeat and not probe.relative and book and book[0] is not None and not named and any(
         c.label == "fresh" and g is not None and compare(g, book[0]) is None
         and compare(probe.reference(c.inputs), book[0]) is not None
         for c, g in zip(cases, got)

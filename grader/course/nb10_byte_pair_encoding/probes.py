@@ -7,7 +7,7 @@ conversion in the kernel, and the notebook's checks do the same (its cell "how t
 """
 import numpy as np
 
-from . import cases, mistakes, reference as ref
+from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
 from ...engine.protocol import Case, Probe, kernel_source
 
@@ -170,6 +170,8 @@ PROBES = {
         cases=_count_cases,
         reference=lambda i: ref.pair_table(ref.count_pairs(_corpus(i)), _corpus(i)),
         mistakes=mistakes.COUNT_PAIRS,
+        readings=(readings.pair_counts,),  # the numbers read back as what the code made
+        relative=True,  # reported against the corpus given: another answer can report the same numbers
         kernel_reference=kernel_source("count_pairs", ref.count_pairs),
         exact_shape=True,
     ),
@@ -181,6 +183,8 @@ PROBES = {
         cases=_merge_cases,
         reference=lambda i: ref.segment_lengths(ref.merge_pair(_corpus(i), tuple(i["pair"])), _corpus(i)),
         mistakes=mistakes.MERGE_PAIR,
+        readings=(readings.merged_words,),  # the numbers read back as what the code made
+        relative=True,  # reported against the corpus given: another answer can report the same numbers
         kernel_reference=kernel_source("merge_pair", ref.merge_pair, ref.merge_symbols),
     ),
     "test_learn_merges": Probe(
@@ -190,6 +194,7 @@ PROBES = {
         cases=_learn_cases,
         reference=lambda i: ref.merge_codes(ref.learn_merges(_corpus(i), int(i["num_merges"]))),
         mistakes=mistakes.LEARN_MERGES,
+        readings=(readings.learned,),  # the numbers read back as what the code made
         uses={"count_pairs": "test_count_pairs", "merge_pair": "test_merge_pair"},
     ),
     "test_encode": Probe(
@@ -199,6 +204,7 @@ PROBES = {
         cases=_encode_cases,
         reference=lambda i: np.array(ref.encode(i["text"], mistakes.merges_of(i), mistakes.vocab_of(i)), dtype=float),
         mistakes=mistakes.ENCODE,
+        readings=(readings.encoded,),  # the numbers read back as what the code made
         uses={"merge_pair": "test_merge_pair"},  # an encode that merges with merge_pair
         exact_shape=True,
     ),
@@ -208,6 +214,7 @@ PROBES = {
         cases=_decode_cases,
         reference=lambda i: ref.text_codes(ref.decode(i["ids"], i["tokens"])),
         mistakes=mistakes.DECODE,
+        readings=(readings.decoded,),  # the numbers read back as what the code made
         exact_shape=True,
     ),
 }

@@ -1,0 +1,86 @@
+"""Notebook 10's readings (grader/course/nb10_byte_pair_encoding/readings.py) say a wrong result in the student's
+terms: pairs, words, merges, tokens, text. Each is shown here on a mistake the catalogue does not have, written
+below, with the reference's pieces for everything else; and each says nothing of a right result."""
+import numpy as np
+from grader.course.nb10_byte_pair_encoding import readings, reference as ref
+from grader.course.nb10_byte_pair_encoding.mistakes import corpus_of
+from grader.course.nb10_byte_pair_encoding.cases import corpus_words
+from grader.course.nb10_byte_pair_encoding.probes import PROBES, learn_examples, text_examples
+
+
+def _book(part):
+    return PROBES[part].cases(np.random.default_rng(0))[0].inputs
+
+
+def test_pair_counts_names_the_pairs_a_count_that_stops_before_the_marker_leaves_out():
+    inputs = _book("test_count_pairs")
+    corpus = corpus_of(inputs)
+    counts = {}
+    for word, freq in corpus.items():
+        for k in range(len(word) - 2):  # the last pair, (last letter, </w>), never counted
+            counts[word[k], word[k + 1]] = counts.get((word[k], word[k + 1]), 0) + freq
+    said = readings.pair_counts(inputs, ref.pair_table(counts, corpus))
+    right = ref.count_pairs(corpus)
+    missed = sorted(p for p in right if p[1] == ref.EOW)
+    first = missed[0]
+    assert said.startswith(f"your counts give the pair {first!r} 0 times where the corpus has it "
+                           f"{right[first]} time"), said
+    assert readings.pair_counts(inputs, ref.pair_table(right, corpus)) is None
+
+
+def test_merged_words_shows_the_first_word_merged_otherwise():
+    inputs = {**corpus_words({("l", "o", "w", ref.EOW): 3, ("e", "s", "e", "s", ref.EOW): 2}), "pair": ["e", "s"]}
+    corpus, pair = corpus_of(inputs), tuple(inputs["pair"])
+    merged = {}
+    for word, freq in corpus.items():  # only the first place the pair stands is merged
+        word = list(word)
+        for k in range(len(word) - 1):
+            if (word[k], word[k + 1]) == pair:
+                word[k:k + 2] = [word[k] + word[k + 1]]
+                break
+        merged[tuple(word)] = freq
+    said = readings.merged_words(inputs, ref.segment_lengths(merged, corpus))
+    assert said == "your result has 'es e s </w>' where merging ('e', 's') gives 'es es </w>'", said
+    assert readings.merged_words(inputs, ref.segment_lengths(ref.merge_pair(corpus, pair), corpus)) is None
+
+
+def test_learned_tells_a_tie_broken_another_way_from_a_pair_counted_wrong():
+    inputs = learn_examples()[1]  # the notebook's corpus with ties
+    corpus = corpus_of(inputs)
+    merges = []
+    for _ in range(int(inputs["num_merges"])):  # ties broken by the largest pair
+        counts = ref.count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(best)
+        corpus = ref.merge_pair(corpus, best)
+    said = readings.learned(inputs, ref.merge_codes(merges))
+    assert "on a tie the smaller pair comes first" in said, said
+    right = ref.learn_merges(corpus_of(inputs), int(inputs["num_merges"]))
+    assert readings.learned(inputs, ref.merge_codes(right)) is None
+    said = readings.learned(inputs, ref.merge_codes(right[:-1]))  # one merge short
+    assert said.startswith(f"your first {len(right) - 1} merges are right; then you stop, where the rules go on "
+                           f"with {right[-1]!r}"), said
+
+
+def test_encoded_names_the_first_token_that_differs():
+    inputs = text_examples()[0]
+    merges, vocab = [tuple(m) for m in inputs["merges"]], {t: n for n, t in enumerate(inputs["tokens"])}
+    right = ref.encode(inputs["text"], merges, vocab)
+    wrong = right[:3] + [vocab[ref.UNK]] + right[4:]
+    said = readings.encoded(inputs, np.array(wrong, dtype=float))
+    assert said == (f"your first 3 ids are right; token 4 is {ref.UNK!r} where the encoding has "
+                    f"{inputs['tokens'][right[3]]!r}"), said
+    assert readings.encoded(inputs, np.array(right, dtype=float)) is None
+
+
+def test_decoded_shows_where_the_text_first_differs():
+    inputs = text_examples()[1]
+    right = ref.decode(inputs["ids"], list(inputs["tokens"]))
+    said = readings.decoded(inputs, ref.text_codes(right[:10] + "#" + right[11:]))
+    assert said == (f"your text is right for its first 10 characters, then your text has {('#' + right[11:22])!r} "
+                    f"where the right one has {right[10:22]!r}"), said
+    said = readings.decoded(inputs, ref.text_codes(right + " "))  # a space too many at the end
+    assert said == f"your text is right for its first {len(right)} characters, then it goes on with ' ', where the text ends"
+    assert readings.decoded(inputs, ref.text_codes(right)) is None
