@@ -133,6 +133,9 @@ class Probe:
     # symbols in the result), so that two answers can report the same numbers on another input: a result
     # equal to the book case's then says nothing certain, and the hard-coded rule is not applied.
     relative: bool = False
+    # (a function's name, n): the trace keeps the n-th call of that function only (and what it calls), for a
+    # probe that calls the part again and again (11's decode_step, once a token) whose steps describe one call.
+    trace_call: tuple = ()
     # The result's shape must be exactly the reference's (a batch axis of length 1 included); by default
     # singleton axes are ignored, as the book itself mixes (D, 1) and (D,).
     exact_shape: bool = False
@@ -304,11 +307,21 @@ def __course_probe(request):
             seen[key] = {"where": where, "name": name, "value": encode(value)}
             kept.append(seen[key])
 
+        only = request.get("trace_call")  # [name, n]: the n-th call of that function only
+        state = {"calls": 0, "active": not only}
+
         def profile(frame, event, arg):
             if event in ("call", "return") and (frame.f_globals is kernel or frame.f_globals is space) \
                     and frame.f_code.co_filename != own:
                 try:  # the trace is for the words only: nothing in it may change what the code computes
                     where = frame.f_code.co_name
+                    if only and where == only[0] and event == "call":
+                        state["calls"] += 1
+                        state["active"] = state["calls"] == only[1]
+                    if not state["active"]:
+                        return
+                    if only and where == only[0] and event == "return":
+                        state["active"] = False  # after this frame's own arrays, below
                     back = frame.f_back  # called by the probe (or its expression): the part's own function
                     top = back is None or back.f_code.co_filename == own or \
                         (back.f_globals is not kernel and back.f_globals is not space)
@@ -409,6 +422,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         "from_kernel": list(probe.from_kernel),
         "swap": dict(swap or {}),
         "trace": _traced(probe, cases),
+        "trace_call": list(probe.trace_call) or None,
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
     }
     return (
@@ -947,7 +961,8 @@ def _walks(probe, mistake, cases, got, reasons, traces):
     (engine/steps.py, same_path). Two mistakes can give the same results by different paths; the name
     of one is then not said of the other. True when the part declares no steps or nothing can be compared:
     the results alone decide, as before."""
-    if not probe.steps or mistake.compute is None:
+    if not probe.steps or mistake.compute is None or probe.trace_call:
+        # (a probe that traces one call of many: a mistake's path, traced whole, is not comparable)
         return True
     from . import steps
     for case, value, why, trace in zip(cases, got, reasons, traces):

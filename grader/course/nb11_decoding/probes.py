@@ -2,7 +2,8 @@
 
 The decoders are called with the case's model, next_logits = lambda ids: table[ids[-1]] + first[ids[0]]: the
 notebook's bigram table on its examples (first is zero there), and on fresh inputs a model that reads the first
-token too, as a transformer reads every token; they report their ids as an array. The sampler gets a generator made from the
+token too, as a transformer reads every token; they report their ids as an array. The sampler gets a generator made
+from the
 case's seed. The KV cache's step is run as the notebook's logits_with_cache runs it: two sequences in turn, one
 token at a time, each step given only the new token and its sequence's cache; on fresh inputs each sequence's
 first tokens are already cached, by the grader, so the step must read the cache it is given.
@@ -13,6 +14,7 @@ from . import cases, mistakes, reference as ref
 from ..shared import cases as shared_cases
 from ..shared.steps import _v
 from ...engine.protocol import Case, Probe, Step
+from ..shared import tiny_transformer as tiny
 
 N_FRESH = 3
 NP = "__import__('numpy')"
@@ -55,6 +57,13 @@ def _tie_on_path(i):
     return False
 
 
+def _draws_matter(i):
+    """Whether the tokens sampled depend on the generator: another seed gives other tokens (at a low temperature
+    a peaked model can give the same ones from any generator, and a sampler that ignores rng would pass)."""
+    probe = PROBES["test_sample"]
+    return not _same(probe.reference(i), probe.reference(dict(i, seed=int(i["seed"]) + 1)))
+
+
 def _a_beam_finishes(i):
     """Whether a beam that ends with the end token wins, with or without length normalisation: finished beams
     then keep their places among the beams, as the rules say."""
@@ -88,6 +97,76 @@ def top_k_steps(i):
 def top_p_steps(i):
     return _filter_steps(i, lambda probs: np.argsort(-probs, kind="stable")[:ref.nucleus_size(probs, i["p"])],
                          "the nucleus")
+
+
+def decode_steps(i):
+    """One call of decode_step, the third the probe makes (sequence 0's second new token, so that it attends to
+    two keys or more): its input, LayerNorm, query, key and value, the cache with them appended, the weights,
+    the heads side by side, the residual sums and LayerNorms, its logits; then every call's logits, the
+    probe's result, the later calls run from the caches this one returns."""
+    p, H, tokens, start = mistakes.params_of(i), int(i["num_heads"]), np.asarray(i["tokens"]), int(i["start"])
+    B, T = tokens.shape
+    caches = [(np.array(i["K0"][b], dtype=float), np.array(i["V0"][b], dtype=float)) for b in range(B)]
+    calls = [(t, b) for t in range(start, T) for b in range(B)]
+    rows = [[] for _ in range(B)]
+    steps = []
+    for n, (t, b) in enumerate(calls):
+        K_cache, V_cache = caches[b]
+        if n != 2:
+            logits, K, V = ref.decode_step(p, int(tokens[b][t]), K_cache, V_cache, H)
+        else:
+            steps, logits, K, V = _one_step(p, int(tokens[b][t]), K_cache, V_cache, H)
+        caches[b] = (K, V)
+        rows[b].append(np.asarray(logits, dtype=float).reshape(-1))
+    axes = ("sequences", "positions", "logits")
+    return steps + [Step("result", "the logits of every call, each sequence's in turn", np.array(rows), axes,
+                         ("new logits", "appended keys", "appended values"))]
+
+
+def _one_step(p, token, K_cache, V_cache, H):
+    """([Step], logits, K, V) of one decode_step call, each step replaceable (shared.steps.replaced)."""
+    t = K_cache.shape[1]
+    x = _v("new token's input", p["tok_emb"][token] + p["pos_emb"][t])  # (D,)
+    D = x.shape[0]
+    d = D // H
+    h = _v("first LayerNorm", tiny.layer_norm_forward(x, p["gamma1"], p["beta1"])[0])  # (D,)
+    q = _v("new query", (h @ p["W_q"] + p["b_q"]).reshape(H, 1, d))  # (H, 1, d)
+    k = _v("new key", (h @ p["W_k"] + p["b_k"]).reshape(H, 1, d))
+    v = _v("new value", (h @ p["W_v"] + p["b_v"]).reshape(H, 1, d))
+    K = _v("appended keys", np.concatenate([K_cache, k], axis=1))  # (H, t+1, d)
+    V = _v("appended values", np.concatenate([V_cache, v], axis=1))
+    A = _v("attention weights", ref.softmax(q @ K.transpose(0, 2, 1) / np.sqrt(d)))  # (H, 1, t+1)
+    heads = _v("heads side by side", (A @ V).reshape(D))  # (D,)
+    x1 = _v("first residual sum", x + heads @ p["W_o"] + p["b_o"])  # (D,)
+    h2 = _v("second LayerNorm", tiny.layer_norm_forward(x1, p["gamma2"], p["beta2"])[0])
+    m = _v("MLP output", tiny.mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])[0])
+    hf = _v("final LayerNorm", tiny.layer_norm_forward(x1 + m, p["gamma_f"], p["beta_f"])[0])
+    logits = _v("new logits", hf @ p["W_out"] + p["b_out"])  # (V,)
+    f, hd = ("features",), ("heads", "", "features")
+    steps = [Step("new token's input", "tok_emb[token] + pos_emb[t], t the number of tokens cached", x, f, ()),
+             Step("first LayerNorm", "LayerNorm 1 of the new token's input", h, f),
+             Step("new query", "the first LayerNorm @ W_q + b_q, one row of d features a head", q, hd,
+                  ("first LayerNorm",)),
+             Step("new key", "the first LayerNorm @ W_k + b_k, d features a head", k, hd,
+                  ("first LayerNorm",)),
+             Step("new value", "the first LayerNorm @ W_v + b_v, d features a head", v, hd,
+                  ("first LayerNorm",)),
+             Step("appended keys", "the cached keys, then the new key, along the positions", K,
+                  ("heads", "positions", "features"), ("new key",)),
+             Step("appended values", "the cached values, then the new value, along the positions", V,
+                  ("heads", "positions", "features"), ("new value",)),
+             Step("attention weights", "the softmax over the positions of q K^T / sqrt(d)", A,
+                  ("heads", "", "positions"), ("new query", "appended keys")),
+             Step("heads side by side", "each head's weights @ its values, the heads' d features in turn", heads,
+                  f, ("attention weights", "appended values")),
+             Step("first residual sum", "the new token's input + the heads @ W_o + b_o", x1, f,
+                  ("new token's input", "heads side by side")),
+             Step("second LayerNorm", "LayerNorm 2 of the first residual sum", h2, f),
+             Step("MLP output", "the MLP of the second LayerNorm", m, f),
+             Step("final LayerNorm", "the final LayerNorm of the first residual sum + the MLP output", hf, f,
+                  ("first residual sum", "MLP output")),
+             Step("new logits", "the final LayerNorm @ W_out + b_out", logits, ("logits",))]
+    return steps, logits, K, V
 
 
 # ---------------------------------------------------------------- probes
@@ -144,7 +223,8 @@ PROBES = {
                      "test_sample", (lambda rng: cases.fresh_sample(rng, cases.LARGE_LOGITS), cases.fresh_sample,
                                      cases.fresh_sample),
                      lambda i: f"{_model_about(i)}, temperature {i['temperature']}, {i['n_new']} new"
-                               + (f", logits near {cases.LARGE_LOGITS:.0f}" if np.min(i["table"]) > 100 else "")),
+                               + (f", logits near {cases.LARGE_LOGITS:.0f}" if np.min(i["table"]) > 100 else ""),
+                     _draws_matter),
         reference=lambda i: np.array(ref.sample(mistakes.bigram(i), i["prompt"], int(i["n_new"]), i["temperature"],
                                                 np.random.default_rng(int(i["seed"]))), dtype=float),
         operations=(),
@@ -198,6 +278,8 @@ PROBES = {
         reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))[:, int(i["start"]):]],
         operations=("dot products", "bias"),
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
+        steps=decode_steps,
+        trace_call=("decode_step", 3),  # the call decode_steps describes: sequence 0's second new token
         precision=1e-10,
         precision_hint=("the logits agree with the full forward pass only roughly: with the cache they should be "
                         "the same numbers, to 1e-10 of the largest logit, computed in float64 from the same keys and "
