@@ -57,11 +57,14 @@ def _tie_on_path(i):
     return False
 
 
-def _draws_matter(i):
-    """Whether the tokens sampled depend on the generator: another seed gives other tokens (at a low temperature
-    a peaked model can give the same ones from any generator, and a sampler that ignores rng would pass)."""
-    probe = PROBES["test_sample"]
-    return not _same(probe.reference(i), probe.reference(dict(i, seed=int(i["seed"]) + 1)))
+def _draws_matter(i, chance=0.01):
+    """Whether the tokens sampled are unlikely to come from any other draws: the probability of the whole
+    sequence under the model is below `chance` (at a low temperature a peaked model gives the same tokens from
+    almost any generator, and a sampler that ignores rng would earn that case)."""
+    model, n = mistakes.bigram(i), len(i["prompt"])
+    ids = [int(t) for t in PROBES["test_sample"].reference(i)]
+    log_p = sum(np.log(ref.softmax(model(ids[:k]) / i["temperature"])[ids[k]]) for k in range(n, len(ids)))
+    return log_p < np.log(chance)
 
 
 def _a_beam_finishes(i):
