@@ -84,3 +84,11 @@ def test_decoded_shows_where_the_text_first_differs():
     said = readings.decoded(inputs, ref.text_codes(right + " "))  # a space too many at the end
     assert said == f"your text is right for its first {len(right)} characters, then it goes on with ' ', where the text ends"
     assert readings.decoded(inputs, ref.text_codes(right)) is None
+
+
+def test_merged_words_says_first_that_a_word_is_there_twice():
+    inputs = {**corpus_words({("l", "o", "w", ref.EOW): 3, ("e", "s", "t", ref.EOW): 2}), "pair": ["e", "s"]}
+    corpus, pair = corpus_of(inputs), tuple(inputs["pair"])
+    both = {**corpus, **ref.merge_pair(corpus, pair)}  # the merged words added, the old ones kept
+    said = readings.merged_words(inputs, ref.segment_lengths(both, corpus))
+    assert said == "your result has 3 words where the corpus has 2: each word once, merged or as it was", said
