@@ -1084,7 +1084,7 @@ ENTRIES = [
     _e("rt_recomputing_cache", "notebook 11's answer key with a decode_step that ignores the cache it is given and "
        "runs the full forward pass on the tokens it remembers (its logits are right wherever it made the cache itself)",
        writes(lambda ctx: submission(Student(A11, FULL_11, cells={"decode_step_def": RECOMPUTING_STEP})), A11),
-       dict(FULL_11, test_decode_step=0), assignment=A11, reason_has="wrong on every input",
+       dict(FULL_11, test_decode_step=0), assignment=A11, reason_has="wrong on every fresh input",
        plain="compare.py sets up notebook 01 only"),
     _e("rt_training_forever", "notebook 09's answer key, then a training loop with no end after the training cell",
        _key_09_with(TRAINING_FOREVER, "training"), FULL_09, assignment=A09,
