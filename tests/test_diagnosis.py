@@ -329,6 +329,12 @@ STEPPED = {
     "top_p_probs: the logits doubled": W(A11, "test_top_p", {"top_p_def": [
         ("probs = softmax(logits)  # (V,)", "probs = softmax(2 * logits)  # (V,)")]},
         step="probabilities (softmax(logits)) are not right"),
+    "tokenize: only words in capitals lower-cased": W(A06, "test_tokenize", {"tokenize_def": [
+        ("tokens = sentence.lower().split()  # T words", "tokens = [w.lower() if w.isupper() else w for w in sentence.split()]")]},
+        because="word 1 of 6, 'The', gets id 0, <unk>'s, where 1 is due: the id of 'the' in the vocabulary"),
+    "tokenize: unknown words given id -1": W(A06, "test_tokenize", {"tokenize_def": [
+        ("vocab.get(token, vocab[UNK])", "vocab.get(token, -1)")]},
+        because="(the words the vocabulary does not know: 'Thames', 'burst' and 'its'); each gets -1, where <unk>'s id (0) is due"),
     "decode_step: the heads side by side feature by feature": W(A11, "test_decode_step", {"decode_step_def": [
         ("heads = (weights @ V).reshape(D)", "heads = (weights @ V).transpose(2, 1, 0).reshape(D)")]},
         step="but not the heads side by side"),
@@ -359,6 +365,14 @@ def test_an_uncatalogued_mistake_gets_a_cause_and_no_wrong_name(graded, name):
 def test_the_first_wrong_step_is_said(graded, name):
     for score, points, finding, mistake, message in graded[name]:
         assert finding == "step" and WRONG[name].step in message, f"{name}: {message}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n, w in WRONG.items() if w.because))
+def test_a_part_read_by_its_readings_says_what_it_read(graded, name):
+    """A part whose steps no trace keeps (06's tokenize works on strings) is read by Probe.readings: the
+    verdict says what the reading found, on every fresh draw (the book's cases come first)."""
+    for score, points, finding, mistake, message in graded[name]:
+        assert finding == "structural" and WRONG[name].because in message, f"{name}: {message}"
 
 
 @pytest.mark.parametrize("name", sorted(n for n, w in WRONG.items() if w.looks_like))

@@ -14,6 +14,7 @@ patching numpy, `assert` helpers or `__eq__` in the kernel cannot earn a mark:
 the only way to get the grader's numbers is to compute them.
 """
 import base64
+import inspect
 import io
 import json
 import math
@@ -167,7 +168,8 @@ class Probe:
     # The part's own readings of a wrong result, each reading(inputs, result) -> one sentence on what the
     # result is, or None: consulted on the wrong cases before the generic findings, since they know the part
     # (03's generator: which orders are missing, repeated or not permutations; 03's encoding: what its wrong
-    # rows are as sines and cosines). A reading says only what is exactly true of this result.
+    # rows are as sines and cosines). A reading says only what is exactly true of this result; one with an
+    # `every` parameter also gets every case's (inputs, result), to name a property only when it holds on all.
     readings: tuple = ()
     # The reference's named intermediate values on a case's inputs, in the order it computes them, the last
     # being the result: [diagnose.Step]. The probe then sends back the arrays the student's code makes, and
@@ -1038,8 +1040,9 @@ def _finding(probe, cases, got, reasons):
         if meaning:
             return f"On {_where(case)}: {said}: {meaning}", "structural"
         return f"On {_where(case)}: {why}", "reported"
+    every = [(c.inputs, g) for c, g in zip(cases, got)]
     for case, value, why in bad:  # the part's own reading first, on the first wrong case it reads
-        text = _read_by_part(probe, case, value)
+        text = _read_by_part(probe, case, value, every)
         if text:
             return f"On {_where(case)}: {text}", "structural"
     for case, value, why in bad:
@@ -1058,13 +1061,16 @@ def _finding(probe, cases, got, reasons):
     return f"On {_where(case)}: {why}", "reported"
 
 
-def _read_by_part(probe, case, value):
-    """The first sentence a reading of the part (Probe.readings) gives of this result, or None."""
+def _read_by_part(probe, case, value, every=()):
+    """The first sentence a reading of the part (Probe.readings) gives of this result, or None. A reading
+    that takes an `every` argument is also given every case's (inputs, result), to say only what holds on
+    all of them."""
     if value is None:
         return None
     for reading in probe.readings:
         try:
-            text = reading(case.inputs, value)
+            sees_all = "every" in inspect.signature(reading).parameters
+            text = reading(case.inputs, value, every=every) if sees_all else reading(case.inputs, value)
         except (ArithmeticError, LookupError, TypeError, ValueError, np.linalg.LinAlgError):
             continue  # a result it cannot read: nothing said
         if text:

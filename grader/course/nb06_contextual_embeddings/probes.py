@@ -1,7 +1,7 @@
 """Notebook 06, contextual embeddings (row convention): its probes and the values its checks show."""
 import numpy as np
 
-from . import cases, mistakes, reference as ref, views
+from . import cases, mistakes, readings, reference as ref, views
 from ..shared import steps as shared_steps, views as shared_views
 from ...engine.protocol import Case, Probe, kernel_source
 
@@ -129,6 +129,7 @@ PROBES = {
         mistakes=mistakes.TOKENIZE_06,
         exact_shape=True,  # (T,): one id per word
         kernel_reference=kernel_source("tokenize", ref.tokenize),
+        readings=(readings.tokenized,),  # its ids read word by word: its steps are strings, which no trace keeps
     ),
     # The global seed is set first so that a function drawing its own table with np.random
     # draws a table the grader can draw too, and the verdict can say so.
