@@ -226,3 +226,22 @@ def test_a_catalogued_mistake_is_traced_as_a_students_code_is():
     assert np.array_equal(value, reference.softmax_cols(scores))
     assert any(np.array_equal(a, value) for _, _, a in trace)
     assert any(name == "data_in" and np.array_equal(a, scores) for _, name, a in trace), trace
+
+
+def test_every_part_of_01_to_09_declares_how_its_path_is_read():
+    """Issue 26: every part declares the steps its trace is matched against, or, where its result is no array
+    a trace can follow, readings of its result (03's generator read as orders, 06's tokenize word by word) or
+    traits of its cases (03's checker, which answers True or False). 09's trained model is judged on a training
+    run whose last step must be one of train_step's, a part with steps: tracing that time-limited run would slow
+    it, so fewer steps would be trained, and the trace must never change a score."""
+    unread = []
+    for assignment, probes in PROBES.items():
+        if assignment[:2] > "09":
+            continue
+        for part, probe in probes.items():
+            cases = probe.cases(np.random.default_rng(0))
+            traits = all(c.traits for c in cases)
+            trained = probe.judge is not None and "train_step" in probe.from_kernel and probes["test_train_step"].steps
+            if not (probe.steps or probe.readings or traits or trained):
+                unread.append(f"{assignment} {part}")
+    assert not unread, f"parts that declare neither steps, readings nor traits: {unread}"
