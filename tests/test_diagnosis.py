@@ -165,9 +165,9 @@ WRONG = {
         ("for m in range(N):", "for m in range(N - 1):")]}),
     "permutations: the rows of the identity shuffled twice": W(A03, "test_permutation_matrices", {
         "permutation_matrices_def": [("permutation_matrices.append(np.eye(n)[:, list(order)])  # (n, n)",
-                                      "permutation_matrices.append(np.eye(n)[list(order)][:, list(order)])  # (n, n)")]}),
+                                      "permutation_matrices.append(np.eye(n)[list(order)][:, list(order)])  # (n, n)")]}, because="5 of the 6 orders of 3 columns are missing: every order but the identity"),
     "checker: f(X) @ P compared with P @ f(X)": W(A03, "test_is_permutation_equivariant", {"checker_def": [
-        ("f(X @ P) - f_X @ P", "f(X @ P) - P @ f_X")]}),
+        ("f(X @ P) - f_X @ P", "f(X @ P) - P @ f_X")]}, because="a matrix product A @ B met an A with 3 columns and a B with 4 rows"),
     "embeddings: the table's columns looked up": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
         ("embedding_matrix[token_ids][np.newaxis]", "embedding_matrix.T[:, token_ids].T[np.newaxis] * 0.5")]}),
     "embeddings: the ids off by one": W(A06, "test_text_to_word_embeddings", {"embeddings_def": [
@@ -389,6 +389,16 @@ def test_every_part_with_steps_has_a_mistake_told_its_first_wrong_step():
     covered = {(w.assignment, w.part) for w in WRONG.values() if w.step}
     assert stepped <= covered, f"no first-wrong-step test for {sorted(stepped - covered)}"
     assert len(stepped) >= 20
+
+
+def test_every_part_of_01_to_09_without_steps_has_a_mistake_told_what_its_reading_finds():
+    """The parts read by readings or case traits instead of steps (test_steps lists them) have an uncatalogued
+    mistake each whose verdict must say what was read (`because`); 09's trained model is told through
+    train_step's part."""
+    unstepped = {(a, g) for a, probes in PROBES.items() for g, p in probes.items()
+                 if a[:2] <= "09" and not p.steps and not p.judge}
+    covered = {(w.assignment, w.part) for w in WRONG.values() if w.because}
+    assert unstepped and unstepped <= covered, f"no uncatalogued mistake read for {sorted(unstepped - covered)}"
 
 
 def test_every_declared_step_is_one_the_answer_key_computes(graded):

@@ -121,8 +121,9 @@ def tokenized(inputs, value, every=()):
         about = (", <unk>'s" if owner == [UNK] else f", the id of {owner[0]!r}" if owner else
                  ", which no word of the vocabulary has")
         named = _named(inputs, where, every)
-        named = f" ({named}{', on every input' if every else ''})" if named and named != "every word" else ""
-        return f"word {t + 1} of {T}, {words[t]!r}{named}, gets id {got[t]}{about}, where {want[t]} is due: {due}"
+        named = (f"; on {'every input' if every else 'this input'} the wrong ids are exactly those of {named}"
+                 if named and named != "every word" else "")
+        return f"word {t + 1} of {T}, {words[t]!r}, gets id {got[t]}{about}, where {want[t]} is due: {due}{named}"
     lower = [words[t].lower() for t in where]
     if all(w in vocab for w in lower):
         due = "their ids in the vocabulary are due"
