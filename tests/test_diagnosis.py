@@ -335,6 +335,12 @@ STEPPED = {
     "tokenize: unknown words given id -1": W(A06, "test_tokenize", {"tokenize_def": [
         ("vocab.get(token, vocab[UNK])", "vocab.get(token, -1)")]},
         because="(the words the vocabulary does not know: 'Thames', 'burst' and 'its'); each gets -1, where <unk>'s id (0) is due"),
+    "greedy: the logits of the sequence without its first id": W(A11, "test_greedy", {"greedy_def": [
+        ("logits = next_logits(ids)  # (V,)", "logits = next_logits(ids[1:] or ids)  # (V,)")]},
+        because="you pick"),
+    "beam search: finished beams dropped": W(A11, "test_beam_search", {"beam_search_def": [
+        ("candidates.append((ids, score))  # finished: carried over as it is", "pass  # finished: dropped")]},
+        because="your sequence is one of the rules' 4 final beams, but not the best"),
     "decode_step: the heads side by side feature by feature": W(A11, "test_decode_step", {"decode_step_def": [
         ("heads = (weights @ V).reshape(D)", "heads = (weights @ V).transpose(2, 1, 0).reshape(D)")]},
         step="but not the heads side by side"),

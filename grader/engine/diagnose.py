@@ -220,10 +220,25 @@ def _scores(g, w, axes, axis):
     return None
 
 
+def _softmax_over_one(g, w, axes):
+    """Weights that are 1 everywhere, where due weights sum to one along an axis and the array has an axis of
+    length 1 (a single query): what any softmax over that axis gives, each entry divided by itself."""
+    single = [b for b in range(g.ndim) if g.shape[b] == 1]
+    due = [a for a in range(g.ndim) if _sums_to_one(w, a)]
+    if single and due and g.size > 1 and np.allclose(g, 1.0, rtol=0, atol=1e-12):
+        over = f"the {axes[single[0]]}" if axes[single[0]] else f"axis {single[0]}"
+        return (f"every entry is 1, which is what a softmax over {over}, an axis of length 1, gives, instead of one "
+                f"along {'the ' + axes[due[0]] if axes[due[0]] else f'axis {due[0]}'}: a softmax over the wrong axis?")
+    return None
+
+
 def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     axes = axis_names(g.ndim, names)
+    single = _softmax_over_one(g, w, axes)
+    if single:
+        return single
     integers = [n for n, v in (inputs or {}).items() if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]
     if integers and g.size > 1 and np.all(np.isfinite(g)) and np.array_equal(g, np.round(g)) \
             and not np.allclose(w, np.round(w)):
@@ -276,6 +291,7 @@ def same_shape(got, want, inputs=None, names=()):
             if others:
                 return (f"it sums to one along the {axes[others[0]]} instead of along the {axes[axis]}: "
                         "a softmax (or normalisation) over the wrong axis?")
+
             if np.all(g >= 0):
                 sums = g.sum(axis=axis)
                 return (f"its weights do not sum to one along the {axes[axis]} (sums from {sums.min():.3g} to "

@@ -8,7 +8,7 @@ from ..shared import tiny_transformer as tiny
 from ...engine.protocol import Mistake
 
 
-def bigram(i):
+def model_of(i):
     """The case's model: next_logits(ids) = the row of the table for the last id, plus the row of `first` for
     the first id (zero on the notebook's examples, the bigram model; on fresh inputs a model that reads more
     than the last token, as a transformer does)."""
@@ -24,14 +24,14 @@ def _ids(ids):
 
 def _greedy_not_fed_back(i):
     prompt = [int(t) for t in i["prompt"]]
-    token = int(np.argmax(bigram(i)(prompt)))
+    token = int(np.argmax(model_of(i)(prompt)))
     return _ids(prompt + [token] * int(i["n_new"]))
 
 
 GREEDY = [
     Mistake("the prompt left out",
             "return the whole sequence, the prompt and then the new tokens, as generate's caller expects",
-            lambda i: _ids(ref.greedy(bigram(i), i["prompt"], int(i["n_new"]))[len(i["prompt"]):])),
+            lambda i: _ids(ref.greedy(model_of(i), i["prompt"], int(i["n_new"]))[len(i["prompt"]):])),
     Mistake("new tokens not fed back",
             "each new token is the argmax of the logits given every id so far: append it to ids before "
             "the next call of next_logits(ids)",
@@ -45,7 +45,7 @@ def _sampled(i, probs_of, fed_back=True):
     """The case's draws with probs_of(logits) in place of softmax(logits / temperature)."""
     rng = np.random.default_rng(int(i["seed"]))
     ids = [int(t) for t in i["prompt"]]
-    model = bigram(i)
+    model = model_of(i)
     for _ in range(int(i["n_new"])):
         probs = probs_of(np.asarray(model(ids if fed_back else [int(t) for t in i["prompt"]])))
         ids.append(int(rng.choice(len(probs), p=probs)))
@@ -231,7 +231,7 @@ def beam_variant(next_logits, prompt, n_new, beam_width, end, length_norm, produ
 
 def beam_pair(i, **changed):
     """[the ids without length normalisation, the ids with it], as the probe reports them."""
-    args = (bigram(i), i["prompt"], int(i["n_new"]), int(i["beam_width"]), int(i["end"]))
+    args = (model_of(i), i["prompt"], int(i["n_new"]), int(i["beam_width"]), int(i["end"]))
     return [_ids(beam_variant(*args, False, **changed)), _ids(beam_variant(*args, True, **changed))]
 
 

@@ -10,7 +10,7 @@ first tokens are already cached, by the grader, so the step must read the cache 
 """
 import numpy as np
 
-from . import cases, mistakes, reference as ref
+from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
 from ..shared.steps import _v
 from ...engine.protocol import Case, Probe, Step
@@ -31,13 +31,14 @@ def _told_apart(probe, inputs):
 
 
 def _fresh(rng, probe, draw, about, sees=lambda inputs: True):
-    """N_FRESH fresh cases, each wrong for every mistake, telling every two mistakes apart, and one where
-    `sees` holds (a rule of the part that the case can see). `draw` is one function, or one for each case."""
+    """N_FRESH fresh cases, each wrong for every mistake, telling every two mistakes apart, and where `sees`
+    holds (a rule of the part that the case can see). `draw` and `sees` are one function, or one for each case."""
     out = []
     draws = draw if isinstance(draw, tuple) else (draw,) * N_FRESH
+    sees = sees if isinstance(sees, tuple) else (sees,) * N_FRESH
     while len(out) < N_FRESH:
         inputs = draws[len(out)](rng)
-        if _every_mistake_shows(probe, inputs) and _told_apart(probe, inputs) and sees(inputs):
+        if _every_mistake_shows(probe, inputs) and _told_apart(probe, inputs) and sees[len(out)](inputs):
             out.append(Case("fresh", inputs, about=about(inputs)))
     return out
 
@@ -48,7 +49,7 @@ def _model_about(i):
 
 def _tie_on_path(i):
     """Whether greedy meets a tie for the largest logit on its way: the smaller id's rule then shows."""
-    model, ids = mistakes.bigram(i), [int(t) for t in i["prompt"]]
+    model, ids = mistakes.model_of(i), [int(t) for t in i["prompt"]]
     for _ in range(int(i["n_new"])):
         logits = model(ids)
         if np.sum(logits == logits.max()) > 1:
@@ -61,7 +62,7 @@ def _draws_matter(i, chance=0.01):
     """Whether the tokens sampled are unlikely to come from any other draws: the probability of the whole
     sequence under the model is below `chance` (at a low temperature a peaked model gives the same tokens from
     almost any generator, and a sampler that ignores rng would earn that case)."""
-    model, n = mistakes.bigram(i), len(i["prompt"])
+    model, n = mistakes.model_of(i), len(i["prompt"])
     ids = [int(t) for t in PROBES["test_sample"].reference(i)]
     log_p = sum(np.log(ref.softmax(model(ids[:k]) / i["temperature"])[ids[k]]) for k in range(n, len(ids)))
     return log_p < np.log(chance)
@@ -71,6 +72,34 @@ def _a_beam_finishes(i):
     """Whether a beam that ends with the end token wins, with or without length normalisation: finished beams
     then keep their places among the beams, as the rules say."""
     return any(int(i["end"]) in ids[len(i["prompt"]):] for ids in PROBES["test_beam_search"].reference(i))
+
+
+def _beam_set_aside(i, length_norm):
+    """The rules' beam search but for one rule: a finished beam leaves the beams and waits apart, so it takes no
+    place among the beam_width (the best of the finished and the last beams wins). For choosing fresh cases
+    only: a case where this gives another result can see the rule that finished beams keep their places."""
+    model, prompt, end = mistakes.model_of(i), [int(t) for t in i["prompt"]], int(i["end"])
+    beams, finished = [(prompt, 0.0)], []
+    for _ in range(int(i["n_new"])):
+        candidates = []
+        for ids, score in beams:
+            log_probs = ref.log_softmax(model(ids))
+            candidates += [(ids + [token], score + log_probs[token]) for token in range(len(log_probs))]
+        beams = []
+        for k in np.argsort([-score for _, score in candidates], kind="stable"):
+            (finished if candidates[k][0][-1] == end else beams).append(candidates[k])
+            if len(beams) == int(i["beam_width"]):
+                break
+    pool = finished + beams
+    final = [score / (len(ids) - len(prompt)) if length_norm else score for ids, score in pool]
+    return pool[int(np.argmax(final))][0]
+
+
+def _finished_keep_places(i):
+    """Whether a finished beam wins and its place among the beams matters: set apart, it changes the result."""
+    return _a_beam_finishes(i) and any(
+        list(_beam_set_aside(i, norm)) != [int(t) for t in r]
+        for norm, r in zip((False, True), PROBES["test_beam_search"].reference(i)))
 
 
 def _cases(book, name, draw, about, sees=lambda inputs: True):
@@ -213,9 +242,10 @@ PROBES = {
         cases=_cases(lambda: [(cases.greedy_example(), "")], "test_greedy", cases.fresh_greedy,
                      lambda i: f"{_model_about(i)}, a prompt of {len(i['prompt'])}, {i['n_new']} new, a tie for "
                                "the largest logit on the way", _tie_on_path),
-        reference=lambda i: np.array(ref.greedy(mistakes.bigram(i), i["prompt"], int(i["n_new"])), dtype=float),
+        reference=lambda i: np.array(ref.greedy(mistakes.model_of(i), i["prompt"], int(i["n_new"])), dtype=float),
         operations=(),
         mistakes=mistakes.GREEDY,
+        readings=(readings.greedy_path,),  # the first token that is not the rules' pick, with its logits
         exact_shape=True,
     ),
     "test_sample": Probe(
@@ -228,7 +258,7 @@ PROBES = {
                      lambda i: f"{_model_about(i)}, temperature {i['temperature']}, {i['n_new']} new"
                                + (f", logits near {cases.LARGE_LOGITS:.0f}" if np.min(i["table"]) > 100 else ""),
                      _draws_matter),
-        reference=lambda i: np.array(ref.sample(mistakes.bigram(i), i["prompt"], int(i["n_new"]), i["temperature"],
+        reference=lambda i: np.array(ref.sample(mistakes.model_of(i), i["prompt"], int(i["n_new"]), i["temperature"],
                                                 np.random.default_rng(int(i["seed"]))), dtype=float),
         operations=(),
         mistakes=mistakes.SAMPLE,
@@ -262,11 +292,12 @@ PROBES = {
                      (lambda rng: cases.fresh_beam(rng, prompt_ends=True), cases.fresh_beam, cases.fresh_beam),
                      lambda i: f"{_model_about(i)}, {i['beam_width']} beams, {i['n_new']} steps"
                                + (", a prompt that ends with the end token" if len(i["prompt"]) > 1 else ""),
-                     _a_beam_finishes),
-        reference=lambda i: [np.array(ref.beam_search(mistakes.bigram(i), i["prompt"], int(i["n_new"]),
+                     (_a_beam_finishes, _finished_keep_places, _a_beam_finishes)),
+        reference=lambda i: [np.array(ref.beam_search(mistakes.model_of(i), i["prompt"], int(i["n_new"]),
                                                       int(i["beam_width"]), int(i["end"]), norm), dtype=float)
                              for norm in (False, True)],
         outputs=("without length normalisation", "with length normalisation"),
+        readings=(readings.beam_path,),  # where the sequence leaves the rules' beams: a search has no array to trace
         operations=(),
         mistakes=mistakes.BEAM,
         exact_shape=True,

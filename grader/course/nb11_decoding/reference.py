@@ -126,12 +126,13 @@ def log_softmax(x):
     return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
 
 
-def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False, history=None):
     """The best sequence a beam search of beam_width beams finds in n_new steps, scored by the sum of the
     new tokens' log-probabilities (divided by their number when length_norm). A beam that has produced `end`
     is finished: it is carried over as it is. Each step ranks every candidate (the finished beams, then each
     unfinished beam extended by every token, beams in order and tokens in id order) by its sum, largest first,
-    equal sums in that order (a stable sort), and keeps the first beam_width."""
+    equal sums in that order (a stable sort), and keeps the first beam_width. `history`, a list, gets each
+    step's ranked candidates [(ids, sum)], for the verdict's words."""
     prompt = [int(t) for t in prompt]
     beams = [(prompt, 0.0)]
     for _ in range(n_new):
@@ -143,6 +144,8 @@ def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
             log_probs = log_softmax(next_logits(ids))  # (V,)
             candidates += [(ids + [token], score + log_probs[token]) for token in range(len(log_probs))]
         order = np.argsort([-score for _, score in candidates], kind="stable")
+        if history is not None:
+            history.append([candidates[k] for k in order])
         beams = [candidates[k] for k in order[:beam_width]]
     if length_norm:
         final = [score / (len(ids) - len(prompt)) for ids, score in beams]

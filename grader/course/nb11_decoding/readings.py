@@ -1,0 +1,105 @@
+"""Notebook 11's readings of a wrong result (Probe.readings): what the student's answer is, said as a fact.
+
+`beam_path` follows the student's sequence through the rules' own search: the first step after which the
+rules no longer keep it among the beams (with its rank and sum against the last beam kept), or, when the
+rules keep it to the end, that it is one of their final beams but not the best. A search has no array a
+trace could tie to a step; its steps are the beams kept after each step, and this is the first wrong one.
+"""
+import numpy as np
+
+from . import mistakes, reference as ref
+
+OUTPUTS = ("without length normalisation", "with length normalisation")
+ROUNDING = 1e-9  # logits this close are one logit: 0.1 + 0.6 and 0.3 + 0.4 differ in their last bits
+
+
+def _ids(ids):
+    return "[" + ", ".join(str(int(t)) for t in ids) + "]"
+
+
+def _score(ids, total, n_prompt, norm):
+    return total / (len(ids) - n_prompt) if norm else total
+
+
+def beam_path(inputs, value):
+    """beam_search: where the student's sequence leaves the rules' beams, on the first search it gets wrong."""
+    prompt, end, width = [int(t) for t in inputs["prompt"]], int(inputs["end"]), int(inputs["beam_width"])
+    for norm, got in zip((False, True), value):
+        history = []
+        want = ref.beam_search(mistakes.model_of(inputs), prompt, int(inputs["n_new"]), width, end, norm, history)
+        got = np.asarray(got, dtype=float).reshape(-1)
+        if not np.array_equal(got, np.round(got)):
+            return None
+        got = [int(t) for t in got]
+        if got == [int(t) for t in want]:
+            continue
+        said = OUTPUTS[norm]
+        if got[:len(prompt)] != prompt:
+            return f"{said}: your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
+        new = got[len(prompt):]
+        done = new.index(end) + 1 if end in new else len(new)  # new tokens up to and with the end token
+        if done < len(new):
+            return f"{said}: your sequence {_ids(got)} goes on after the end token {end}: a finished beam stays as it is"
+        n_new = int(inputs["n_new"])
+        if len(new) > n_new or (len(new) < n_new and end not in new):
+            return (f"{said}: your sequence has {len(new)} new tokens, where the search runs {n_new} steps and "
+                    "only a beam that has produced the end token stops early")
+        for step, ranked in enumerate(history, 1):
+            start = got[:len(prompt) + min(step, done)]  # the student's beam after this step, in the rules' terms
+            rank = next((k for k, (ids, _) in enumerate(ranked, 1) if list(ids) == start), None)
+            if rank is None:  # (a candidate whenever the step before kept it: not reached)
+                return None
+            if rank > width:
+                total = ranked[rank - 1][1]
+                last_ids, last_total = ranked[width - 1]
+                return (f"{said}: the rules drop your sequence's start {_ids(start)} at step {step}: its summed "
+                        f"log-probability {total:.4g} ranks {rank} of {len(ranked)} candidates, below the "
+                        f"{width} beams kept (the last, {_ids(last_ids)}, has {last_total:.4g})")
+        final = history[-1][:width] if history else []
+        scores = [(_score(ids, total, len(prompt), norm), ids) for ids, total in final]
+        k = int(np.argmax([s for s, _ in scores]))  # the rules' best, beam k + 1 of those kept
+        mine = [s for s, ids in scores if list(ids) == got]
+        if mine:
+            how = "summed log-probability divided by its number of new tokens" if norm else "summed log-probability"
+            return (f"{said}: your sequence is one of the rules' {width} final beams, but not the best: its "
+                    f"{how} is {mine[0]:.4g}, where {_ids(scores[k][1])}, beam {k + 1} of the {width} the last step "
+                    f"keeps, has {scores[k][0]:.4g}")
+        return None
+    return None
+
+
+def greedy_path(inputs, value):
+    """greedy: the first new token that is not the rules' pick, with the logits behind it; and, when every token
+    picked is the largest logit of the model given the last few ids alone, that fact."""
+    model, prompt, n_new = mistakes.model_of(inputs), [int(t) for t in inputs["prompt"]], int(inputs["n_new"])
+    got = np.asarray(value, dtype=float).reshape(-1)
+    if not np.array_equal(got, np.round(got)):
+        return None
+    got = [int(t) for t in got]
+    if got[:len(prompt)] != prompt:
+        return f"your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
+    if len(got) != len(prompt) + n_new:
+        return f"your sequence has {len(got) - len(prompt)} new tokens where {n_new} are due"
+    V = len(model(prompt))
+    if any(t < 0 or t >= V for t in got):
+        return None
+    # Facts of the student's own sequence, position by position: which picks have the largest logit given
+    # every id before them (all of them: only the tie rule differs), which the model given fewer ids explains.
+    largest = [model(got[:j])[got[j]] >= model(got[:j]).max() - ROUNDING for j in range(len(prompt), len(got))]
+    k = next((j for j in range(len(prompt), len(got)) if got[j] != int(np.argmax(model(got[:j])))), None)
+    if k is None:  # every pick the rules' own
+        return None
+    entry = f"new token {k - len(prompt) + 1} (entry {k + 1})"
+    logits, due = model(got[:k]), int(np.argmax(model(got[:k])))
+    if all(largest):
+        return (f"every token you pick has the largest logit, but at {entry} your {got[k]} ties with {due} "
+                f"({logits[due]:.4g}): on a tie the smaller id is due, as np.argmax gives")
+    for m in range(1, min(4, len(prompt) + 1)):
+        if all(got[j] == int(np.argmax(model(got[j - m:j]))) for j in range(len(prompt), len(got))):
+            last = "the last id" if m == 1 else f"the last {m} ids"
+            return (f"every new token you pick is the largest logit of the model given {last} alone, where it "
+                    f"is given every id so far: at {entry}, {due} is due")
+    j = len(prompt) + largest.index(False)  # the first pick that is no largest logit at all
+    logits = model(got[:j])
+    return (f"at new token {j - len(prompt) + 1} (entry {j + 1}) you pick {got[j]}, whose logit given {_ids(got[:j])} "
+            f"is {logits[got[j]]:.4g}; the largest is {int(np.argmax(logits))}'s, {logits.max():.4g}")

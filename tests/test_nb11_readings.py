@@ -1,0 +1,53 @@
+"""Notebook 11's readings (grader/course/nb11_decoding/readings.py) and the weights a softmax over an axis of
+length 1 gives (grader/engine/diagnose.py): each says a fact of the result, and nothing of a right one."""
+import numpy as np
+
+from grader.course import PROBES
+from grader.course.nb11_decoding import mistakes, readings, reference as ref
+from grader.engine import diagnose
+
+GREEDY, BEAM = PROBES["11_decoding"]["test_greedy"], PROBES["11_decoding"]["test_beam_search"]
+
+
+def _fresh(probe, seed=0):
+    return [c for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh"]
+
+
+def _greedy_by(i, pick, given=lambda ids: ids):
+    model, ids = mistakes.model_of(i), [int(t) for t in i["prompt"]]
+    for _ in range(int(i["n_new"])):
+        ids.append(pick(model(given(ids))))
+    return np.array(ids, dtype=float)
+
+
+def test_greedy_read_as_its_picks():
+    case = _fresh(GREEDY)[0]  # each fresh greedy case meets a tie on its way
+    i = case.inputs
+    assert readings.greedy_path(i, GREEDY.reference(i)) is None
+    larger_on_ties = _greedy_by(i, lambda l: int(np.flatnonzero(l == l.max())[-1]))
+    assert "on a tie the smaller id is due" in readings.greedy_path(i, larger_on_ties)
+    last_only = _greedy_by(i, lambda l: int(np.argmax(l)), lambda ids: ids[-1:])
+    if not np.array_equal(last_only, GREEDY.reference(i)):  # fresh models read the first id too
+        assert "given the last id alone" in readings.greedy_path(i, last_only)
+
+
+def test_beam_read_where_the_rules_drop_the_sequence_or_as_a_final_beam_not_the_best():
+    for case in _fresh(BEAM):
+        i = case.inputs
+        assert readings.beam_path(i, BEAM.reference(i)) is None
+        history = []
+        ref.beam_search(mistakes.model_of(i), i["prompt"], int(i["n_new"]), int(i["beam_width"]), int(i["end"]),
+                        False, history)
+        other = history[-1][1][0]  # the second of the final beams: right without the best one's place
+        said = readings.beam_path(i, [np.array(other, dtype=float), BEAM.reference(i)[1]])
+        assert said.startswith("without length normalisation: your sequence is one of the rules'"), said
+
+
+def test_weights_of_one_everywhere_are_said_to_be_a_softmax_over_an_axis_of_length_1():
+    scores = np.random.default_rng(0).normal(size=(2, 1, 5))  # (heads, one query, positions)
+    due = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
+    said = diagnose.same_shape(np.ones_like(due), due, {}, ("heads", "", "positions"))
+    assert said.startswith("every entry is 1, which is what a softmax over axis 1, an axis of length 1, gives"), said
+    half = due.copy()
+    half[0] = 1.0  # not 1 everywhere: not what a softmax over one entry gives
+    assert not str(diagnose.same_shape(half, due, {}, ("heads", "", "positions"))).startswith("every entry is 1")
