@@ -51,3 +51,34 @@ def test_weights_of_one_everywhere_are_said_to_be_a_softmax_over_an_axis_of_leng
     half = due.copy()
     half[0] = 1.0  # not 1 everywhere: not what a softmax over one entry gives
     assert not str(diagnose.same_shape(half, due, {}, ("heads", "", "positions"))).startswith("every entry is 1")
+
+
+SAMPLE, TOP_K, TOP_P = (PROBES["11_decoding"][g] for g in ("test_sample", "test_top_k", "test_top_p"))
+
+
+def test_sample_read_against_the_generators_own_draws():
+    for case in _fresh(SAMPLE):
+        i = case.inputs
+        assert readings.sample_path(i, SAMPLE.reference(i)) is None
+        no_temperature = ref.sample(mistakes.model_of(i), i["prompt"], int(i["n_new"]), 1.0,
+                                    np.random.default_rng(int(i["seed"])))
+        if list(no_temperature) != [int(t) for t in SAMPLE.reference(i)]:
+            assert "without the temperature" in readings.sample_path(i, np.array(no_temperature, dtype=float))
+
+
+def test_top_k_and_top_p_read_as_the_tokens_kept():
+    for case in _fresh(TOP_K):
+        i = case.inputs
+        probs = ref.softmax(i["logits"])
+        assert readings.top_k_kept(i, TOP_K.reference(i)) is None
+        one_more = np.where(np.isin(np.arange(len(probs)), np.argsort(-probs, kind="stable")[:int(i["k"]) + 1]), probs, 0)
+        said = readings.top_k_kept(i, one_more / one_more.sum())
+        assert "not among the" in said and f"where {int(i['k'])} are due" in said, said
+    for case in _fresh(TOP_P):
+        i = case.inputs
+        assert readings.top_p_kept(i, TOP_P.reference(i)) is None
+        order = np.argsort(-ref.softmax(i["logits"]), kind="stable")
+        n = ref.nucleus_size(ref.softmax(i["logits"]), i["p"])
+        short = np.where(np.isin(np.arange(len(order)), order[:n - 1]), ref.softmax(i["logits"]), 0)
+        if n > 1:  # the token that reaches p left out
+            assert f"you leave out token {order[n - 1]} " in readings.top_p_kept(i, short / short.sum())

@@ -262,6 +262,7 @@ PROBES = {
                                                 np.random.default_rng(int(i["seed"]))), dtype=float),
         operations=(),
         mistakes=mistakes.SAMPLE,
+        readings=(readings.sample_path,),  # the first token that is not the rules' draw from the generator
         exact_shape=True,
     ),
     "test_top_k": Probe(
@@ -273,6 +274,7 @@ PROBES = {
         steps=top_k_steps,
         operations=(),
         mistakes=mistakes.TOP_K,
+        readings=(readings.top_k_kept,),  # which tokens are kept or left out, ties said as the rule
     ),
     "test_top_p": Probe(
         what="top_p_probs",
@@ -283,6 +285,7 @@ PROBES = {
         steps=top_p_steps,
         operations=(),
         mistakes=mistakes.TOP_P,
+        readings=(readings.top_p_kept,),  # a token kept or left out, with the sum before it against p
     ),
     "test_beam_search": Probe(
         what="beam_search",

@@ -103,3 +103,111 @@ def greedy_path(inputs, value):
     logits = model(got[:j])
     return (f"at new token {j - len(prompt) + 1} (entry {j + 1}) you pick {got[j]}, whose logit given {_ids(got[:j])} "
             f"is {logits[got[j]]:.4g}; the largest is {int(np.argmax(logits))}'s, {logits.max():.4g}")
+
+
+def sample_path(inputs, value):
+    """sample: the first new token that is not the draw the rules make from the generator given, along the
+    student's own sequence (each draw takes one number from the generator, whatever its probabilities, so the
+    rules' k-th draw is known after any k - 1)."""
+    model, prompt, n_new = mistakes.model_of(inputs), [int(t) for t in inputs["prompt"]], int(inputs["n_new"])
+    temperature = float(inputs["temperature"])
+    got = np.asarray(value, dtype=float).reshape(-1)
+    if not np.array_equal(got, np.round(got)):
+        return None
+    got = [int(t) for t in got]
+    if got[:len(prompt)] != prompt:
+        return f"your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
+    if len(got) != len(prompt) + n_new:
+        return f"your sequence has {len(got) - len(prompt)} new tokens where {n_new} are due"
+    # rng.choice(V, p=probs) takes one number u = rng.random() and returns the first token whose cumulative
+    # probability passes u: the rules' k-th draw is known after any k - 1, and so is what u gives under other
+    # probabilities (the same draw made without the temperature)
+    numbers = np.random.default_rng(int(inputs["seed"])).random(len(got) - len(prompt))
+    for j, u in zip(range(len(prompt), len(got)), numbers):
+        logits = np.asarray(model(got[:j]), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            probs = ref.softmax(logits / temperature)
+        if not 0 <= got[j] < len(probs):
+            return None
+        draw = _drawn(probs, u)
+        if got[j] == draw:
+            continue
+        entry = f"new token {j - len(prompt) + 1} (entry {j + 1})"
+        if probs[got[j]] < 1e-12:
+            return (f"at {entry} you have {got[j]}, whose probability given {_ids(got[:j])} at temperature "
+                    f"{temperature:g} is {probs[got[j]]:.2g}: the probabilities are softmax(logits / temperature)")
+        # every token from here on the generator's draw without the temperature (one could be chance)
+        if temperature != 1 and all(got[m] == _drawn(ref.softmax(np.asarray(model(got[:m]), dtype=np.float64)), v)
+                                    for m, v in zip(range(j, len(got)), numbers[j - len(prompt):])):
+            return (f"from {entry} on, each of your tokens is the generator's draw from softmax(logits), without "
+                    f"the temperature {temperature:g} (which gives {draw} there): every draw divides the logits by "
+                    "the temperature")
+        return (f"at {entry} the generator you are given draws {draw} (its call {j - len(prompt) + 1} of "
+                f"rng.choice(V, p=softmax(logits / temperature))), where you have {got[j]}")
+    return None
+
+
+def _drawn(probs, u):
+    """The token rng.choice(len(probs), p=probs) returns when its generator's number is u."""
+    cdf = np.cumsum(probs)
+    return int(np.searchsorted(cdf / cdf[-1], u, side="right"))
+
+
+def _tokens(ts, probs):
+    said = [f"{t} ({probs[t]:.4g})" for t in ts[:4]] + ([f"{len(ts) - 4} more"] if len(ts) > 4 else [])
+    return ("token " if len(ts) == 1 else "tokens ") + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1])
+
+
+def _kept(inputs, value, due):
+    """(probabilities, the tokens the student keeps beyond the rules', those the rules keep and the student not),
+    or None when the result is no distribution over the tokens or keeps the rules' own tokens."""
+    probs = ref.softmax(np.asarray(inputs["logits"], dtype=np.float64))
+    got = np.asarray(value, dtype=float).reshape(-1)
+    if got.shape != probs.shape or not np.all(np.isfinite(got)):
+        return None
+    mine, due = set(np.flatnonzero(got > 0).tolist()), set(int(t) for t in due(probs))
+    if mine == due:
+        return None
+    return probs, sorted(mine - due), sorted(due - mine)
+
+
+def top_k_kept(inputs, value):
+    """top_k_probs: which tokens it keeps that the k most likely are not, and which it leaves out (probabilities
+    in brackets); equal probabilities on both sides are said as the tie rule."""
+    k = int(inputs["k"])
+    kept = _kept(inputs, value, lambda probs: np.argsort(-probs, kind="stable")[:k])
+    if kept is None:
+        return None
+    probs, extra, missing = kept
+    if extra and len(extra) == len(missing) and all(
+            np.isclose(probs[e], probs[m], rtol=1e-12, atol=0) for e, m in zip(extra, missing)):
+        return (f"you keep {_tokens(extra, probs)} and not {_tokens(missing, probs)}, which tie with "
+                f"{'it' if len(extra) == 1 else 'them'}: on a tie the smaller id is kept, as "
+                "np.argsort(-probs, kind=\"stable\")[:k] keeps")
+    said = ([f"you keep {_tokens(extra, probs)}, which {'is' if len(extra) == 1 else 'are'} not among the {k} most "
+             "likely"] if extra else []) + \
+        ([f"you leave out {_tokens(missing, probs)}, among the {k} most likely"] if missing else [])
+    n = k + len(extra) - len(missing)  # the tokens it keeps
+    return "; ".join(said) + (f" (you keep {n} tokens where {k} are due)" if n != k else "")
+
+
+def top_p_kept(inputs, value):
+    """top_p_probs: which tokens it keeps past the nucleus, or leaves out of it, each with the sum of the more
+    likely tokens before it: a token is in the nucleus exactly when that sum is still below p."""
+    p = float(inputs["p"])
+    kept = _kept(inputs, value, lambda probs: np.argsort(-probs, kind="stable")[:ref.nucleus_size(probs, p)])
+    if kept is None:
+        return None
+    probs, extra, missing = kept
+    order = np.argsort(-probs, kind="stable")
+    before = {int(t): float(np.sum(probs[order[:n]])) for n, t in enumerate(order)}  # the sum above each token
+    said = []
+    if missing:
+        t = missing[0]
+        said.append(f"you leave out token {t} ({probs[t]:.4g}), though the more likely tokens before it sum to "
+                    f"{before[t]:.4g}, below p = {p:g}, so it is in the nucleus (the token that reaches p is kept)")
+    if extra:
+        t = extra[0]
+        said.append(f"you keep token {t} ({probs[t]:.4g}), though the more likely tokens before it already sum to "
+                    f"{before[t]:.4g}, which reaches p = {p:g}")
+    return "; ".join(said)
