@@ -42,15 +42,29 @@ def _notebook(assignment, edits):
     return nb
 
 
-def grade_in_process(assignment, edits, seed=0, traces=None):
+def _with_helpers(probes, parts):
+    """The parts, and every graded part they use (Probe.uses), and those parts' own, in turn."""
+    out, todo = set(), list(parts)
+    while todo:
+        part = todo.pop()
+        if part in probes and part not in out:
+            out.add(part)
+            todo += list(probes[part].uses.values())
+    return out
+
+
+def grade_in_process(assignment, edits, seed=0, traces=None, parts=None):
     """{grade_id: Verdict} for the answer key with `edits`, every probed part marked as grading marks it.
-    `traces`, a dict, gets {grade_id: [(case, trace)]} for the parts that declare steps."""
+    `traces`, a dict, gets {grade_id: [(case, trace)]} for the parts that declare steps. `parts`: probe only
+    these (and the parts they use, whose verdicts theirs depend on); the other graded cells run as the student
+    runs them, their visible checks included, as a probe runs them after its report."""
     from IPython.core.interactiveshell import InteractiveShell
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
     nb = _notebook(assignment, edits)
     solutions = {c.metadata.nbgrader["grade_id"]: c.source for c in nb.cells if utils.is_solution(c)}
     probes = PROBES[assignment]
+    probed = _with_helpers(probes, parts) if parts is not None else set(probes)
     verdicts, done = {}, {}
     shown = []
     saved_display = IPython.display.display
@@ -60,7 +74,7 @@ def grade_in_process(assignment, edits, seed=0, traces=None):
             if cell.cell_type != "code":
                 continue
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id in probes and utils.is_grade(cell) and not utils.is_solution(cell):
+            if grade_id in probed and utils.is_grade(cell) and not utils.is_solution(cell):
                 probe = probes[grade_id]
                 cases = probe.cases(np.random.default_rng(seed))
                 swap = {n: probes[p].kernel_reference for n, p in probe.uses.items()
@@ -440,11 +454,11 @@ if __name__ == "__main__":
         w = WRONG[name]
         results[name] = []
         for seed in SEEDS:
-            v = grade_in_process(w.assignment, w.edits, seed)[w.part]
+            v = grade_in_process(w.assignment, w.edits, seed, parts={w.part})[w.part]
             results[name].append([v.score, v.points, v.finding, v.mistake, v.message])
     results["__answer_key__"] = answer_key_steps()
     walks, protocol._walks = protocol._walks, lambda *args: True  # the name by the results alone
-    results["__by_results_alone__"] = {name: grade_in_process(w.assignment, w.edits, SEEDS[0])[w.part].mistake
+    results["__by_results_alone__"] = {name: grade_in_process(w.assignment, w.edits, SEEDS[0], parts={w.part})[w.part].mistake
                                        for name, w in WRONG.items() if w.looks_like}
     protocol._walks = walks
     if "--json" in sys.argv:

@@ -235,7 +235,7 @@ if __name__ == "__main__":
     for name, (part, edits, *_) in {**WRONG, **RIGHT}.items():
         results[name] = []
         for seed in SEEDS:
-            v = grade_in_process(A03, edits, seed)[part]
+            v = grade_in_process(A03, edits, seed, parts={part})[part]
             results[name].append([v.score, v.points, v.finding, v.mistake, v.message])
     if "--json" in sys.argv:
         print(json.dumps(results))
