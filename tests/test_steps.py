@@ -245,3 +245,16 @@ def test_every_part_of_01_to_09_declares_how_its_path_is_read():
             if not (probe.steps or probe.readings or traits or trained):
                 unread.append(f"{assignment} {part}")
     assert not unread, f"parts that declare neither steps, readings nor traits: {unread}"
+
+
+def test_a_step_made_with_another_row_of_a_table_is_said_to_be_that_row():
+    """Step.rows: an embedding lookup taken at another row (a position read from another axis of the cache)."""
+    rng = np.random.default_rng(0)
+    pos, tok = rng.standard_normal((6, 4)), rng.standard_normal(4)
+    step = Step("input", "tok + pos[t]", tok + pos[2], ("features",), (), rows=(("pos", pos, 2, "t", tok),))
+    result = Step("result", "3 * input", 3 * (tok + pos[2]), ("features",), ("input",))
+    said = first_wrong([step, result], [("f", "x", tok + pos[4])], {"pos": pos}, True, 3 * (tok + pos[4]))
+    assert said and said[1] and "your `x` is made with pos[4] where pos[2] is due (t)" in said[0], said
+    assert first_wrong([step, result], [("f", "x", tok + pos[2] + 1)], {"pos": pos}, True, 3 * (tok + pos[2] + 1)) \
+        is None or "pos[" not in first_wrong([step, result], [("f", "x", tok + pos[2] + 1)], {"pos": pos}, True,
+                                              3 * (tok + pos[2] + 1))[0]

@@ -104,6 +104,10 @@ class Step:
     # A step that is a slice of an input (a head's features): (the input's name, the axis). An array of the
     # student's that is another slice of that input, as long, is then said to be that one.
     slices: tuple = None
+    # A step that adds a row of a table (an embedding lookup): ((the table's name, the table, the row due, what the
+    # row is, the rest of the sum), ...). An array of the student's that is another row of it plus the same rest
+    # (pos_emb[3] where pos_emb[4] is due) is then said to be that row.
+    rows: tuple = ()
 
 
 @dataclass

@@ -417,7 +417,7 @@ def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result or (slice_only and i < max(held)):
                 continue  # (a slice right for a later head than this one is no attempt at this one's)
-            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs)
+            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs) or _another_row(a, step)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
                 continue
@@ -638,6 +638,19 @@ def _another_slice(a, step, inputs):
     what = step.axes[axis] if len(step.axes) == want.ndim else "entries"
     return (f"{what} {starts[0] + 1} to {starts[0] + n} of the input `{name}`, where {what} {due[0] + 1} to "
             f"{due[0] + n} are due")
+
+
+def _another_row(a, step):
+    """ "tok_emb[token] + pos_emb[3], where pos_emb[4] is due (t, the number of tokens cached)", when the student's
+    array is the step's sum with another row of one of its tables (Step.rows); else None."""
+    for name, table, row, why, rest in step.rows:
+        table = np.asarray(table, dtype=np.float64)
+        if np.shape(a) != table.shape[1:]:
+            continue
+        others = [j for j in range(len(table)) if bool(course().same(a, table[j] + rest))]
+        if len(others) == 1 and others[0] != row and not bool(course().same(table[others[0]], table[row])):
+            return f"made with {name}[{others[0]}] where {name}[{row}] is due ({why})"
+    return None
 
 
 def _few(value):

@@ -175,7 +175,10 @@ def _one_step(p, token, K_cache, V_cache, H):
     hf = _v("final LayerNorm", tiny.layer_norm_forward(x1 + m, p["gamma_f"], p["beta_f"])[0])
     logits = _v("new logits", hf @ p["W_out"] + p["b_out"])  # (V,)
     f, hd = ("features",), ("heads", "", "features")
-    steps = [Step("new token's input", "tok_emb[token] + pos_emb[t], t the number of tokens cached", x, f, ()),
+    lookups = (("pos_emb", p["pos_emb"], t, "t, the number of tokens cached", p["tok_emb"][token]),
+               ("tok_emb", p["tok_emb"], token, "the new token", p["pos_emb"][t]))
+    steps = [Step("new token's input", "tok_emb[token] + pos_emb[t], t the number of tokens cached", x, f, (),
+                  rows=lookups),
              Step("first LayerNorm", "LayerNorm 1 of the new token's input", h, f),
              Step("new query", "the first LayerNorm @ W_q + b_q, one row of d features a head", q, hd,
                   ("first LayerNorm",)),
@@ -228,6 +231,14 @@ def _with_prefix(i, rng):
     p, H = mistakes.params_of(i), int(i["num_heads"])
     caches = [ref.prefix_cache(p, row[:start], H) for row in i["tokens"]]
     return dict(i, start=start, K0=[K for K, _ in caches], V0=[V for _, V in caches])
+
+
+def _sizes_apart(i):
+    """Whether the call the trace keeps (decode_steps: sequence 0's second new token, start + 1 tokens cached)
+    has a cache length unlike the number of heads and each head's size: a position read from another axis of
+    the cache then shows in the new token's own input, not only in the keys later calls append."""
+    H, D = int(i["num_heads"]), np.shape(i["params"][i["names"].index("W_q")])[0]
+    return int(i["start"]) + 1 not in (H, D // H)
 
 
 def _kv_about(i):
@@ -311,7 +322,7 @@ PROBES = {
         from_kernel=("decode_step",),
         outputs=("logits_all",),
         cases=_cases(lambda: [(_with_prefix(cases.kv_example(), None), "")], "test_decode_step",
-                     lambda rng: _with_prefix(cases.fresh_kv(rng), rng), _kv_about),
+                     lambda rng: _with_prefix(cases.fresh_kv(rng), rng), _kv_about, _sizes_apart),
         reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))[:, int(i["start"]):]],
         operations=("dot products", "bias"),
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
