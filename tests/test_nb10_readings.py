@@ -64,15 +64,22 @@ def test_learned_tells_a_tie_broken_another_way_from_a_pair_counted_wrong():
                            f"with {right[-1]!r}"), said
 
 
-def test_encoded_names_the_first_token_that_differs():
+def test_encoded_names_the_first_word_that_differs_as_its_tokens():
     inputs = text_examples()[0]
     merges, vocab = [tuple(m) for m in inputs["merges"]], {t: n for n, t in enumerate(inputs["tokens"])}
     right = ref.encode(inputs["text"], merges, vocab)
-    wrong = right[:3] + [vocab[ref.UNK]] + right[4:]
+    words = inputs["text"].split(" ")
+    first = len(ref.encode(words[0], merges, vocab))  # the first word's ids
+    wrong = right[:first + 2] + [vocab[ref.UNK]] + right[first + 3:]
     said = readings.encoded(inputs, np.array(wrong, dtype=float))
-    assert said == (f"your first 3 ids are right; token 4 is {ref.UNK!r} where the encoding has "
-                    f"{inputs['tokens'][right[3]]!r}"), said
+    due = [inputs["tokens"][i] for i in ref.encode(words[1], merges, vocab)]
+    assert said.startswith(f"your first word is right; word 2, {words[1]!r}, comes out as ") and \
+        f"{ref.UNK!r}" in said and said.endswith("where the merges give " + " ".join(map(repr, due))), said
     assert readings.encoded(inputs, np.array(right, dtype=float)) is None
+    said = readings.encoded(inputs, np.array(right[:first] + right[len(ref.encode(" ".join(words[:2]), merges, vocab)):],
+                                             dtype=float))
+    assert said == f"your first word is right; word 2, {words[1]!r}, is missing, which the merges encode as " + \
+        " ".join(map(repr, due)), said
 
 
 def test_decoded_shows_where_the_text_first_differs():

@@ -124,24 +124,52 @@ def learned(inputs, value):
 
 
 def encoded(inputs, value):
-    """encode: how many ids are right, then the first token that is not, as the token's string."""
+    """encode: how many words come out right, then the first word that does not, as the tokens the student's ids
+    give for it against the tokens the merges give (an empty word, which a space at either end of the text or
+    two spaces side by side make, said as such)."""
     tokens = list(inputs["tokens"])
-    want = ref.encode(inputs["text"], merges_of(inputs), vocab_of(inputs))
+    merges, vocab = merges_of(inputs), vocab_of(inputs)
+    want = ref.encode(inputs["text"], merges, vocab)
     got = [int(g) for g in np.asarray(value, dtype=float).reshape(-1)]
     if any(not 0 <= g < len(tokens) for g in got):
         return None
     k = 0
     while k < min(len(got), len(want)) and got[k] == want[k]:
         k += 1
-    first = _first(k, "id")
-    if k == len(got) < len(want):
-        stop = f"{first}then your ids stop" if k else "you return no id"
-        return f"{stop}, where the encoding goes on with {tokens[want[k]]!r}"
-    if k == len(want) < len(got):
-        return f"{first}then you have {len(got) - k} more, from {tokens[got[k]]!r}, where the text ends"
-    if k == len(want):
+    if k == len(want) == len(got):
         return None
-    return f"{first}token {k + 1} is {tokens[got[k]]!r} where the encoding has {tokens[want[k]]!r}"
+    if k == len(want) < len(got):
+        return f"{_first(k, 'id')}then you have {len(got) - k} more, from {tokens[got[k]]!r}, where the text ends"
+    words = inputs["text"].split(" ")
+    per_word = [ref.encode(w, merges, vocab) for w in words]  # (a word has no space: one word's ids)
+    j, start = 0, 0
+    while start + len(per_word[j]) <= k:
+        start += len(per_word[j])
+        j += 1
+    word = (f"word {j + 1}, {words[j]!r}," if words[j] else
+            f"word {j + 1}, the empty word {'the space that starts the text makes' if j == 0 else 'the space that ends the text makes' if j == len(words) - 1 else 'between two spaces'},")
+    due = _token_list([tokens[i] for i in per_word[j]])
+    right = "" if not j else "your first word is right; " if j == 1 else f"your first {j} words are right; "
+    if k == len(got):
+        if k == start:
+            return f"{right}then your ids stop: {word} is missing, which the merges encode as {due}"
+        return f"{right}then your ids stop inside {word} which the merges encode as {due}"
+    # The student's ids for this word, when the rest of theirs is the rest of the encoding: exactly those between
+    end = start + len(per_word[j])
+    m = next((m for m in range(start, len(got) + 1) if got[m:] == want[end:]), None)
+    if m == start:
+        return f"{right}{word} is missing, which the merges encode as {due}"
+    if m is None:  # or the student's tokens from here that spell the word and its marker, when some do
+        spelt = next((m for m in range(start + 1, min(len(got), start + 40) + 1)
+                      if "".join(tokens[i] for i in got[start:m]) == words[j] + ref.EOW), None)
+        m = spelt
+    if m is not None:
+        return f"{right}{word} comes out as {_token_list([tokens[i] for i in got[start:m]])} where the merges give {due}"
+    return f"{right}{word} should come out as {due}; your ids there begin with {tokens[got[k]]!r}"
+
+
+def _token_list(strings):
+    return " ".join(repr(t) for t in strings) if strings else "nothing"
 
 
 def decoded(inputs, value):
