@@ -220,6 +220,19 @@ def _scores(g, w, axes, axis):
     return None
 
 
+def _rearranged(g, w):
+    """ "it holds exactly the right numbers, but 24 of its 48 entries are in other places", when the two arrays
+    hold the same numbers (as many of each) in different places (a reshape or a transpose that reads the axes
+    in another order); else None. Arrays of few distinct numbers (zeros, ones) are left alone: there the same
+    numbers prove little."""
+    if g.size < 4 or len(np.unique(np.round(w, 12))) < max(4, g.size // 4):
+        return None
+    if not _close(np.sort(g, axis=None), np.sort(w, axis=None)):
+        return None
+    moved = int(np.sum(~np.isclose(g, w, rtol=course().RTOL, atol=course().ATOL)))
+    return f"it holds exactly the right numbers, but {moved} of its {g.size} entries are in other places"
+
+
 def _softmax_over_one(g, w, axes):
     """Weights that are 1 everywhere, where due weights sum to one along an axis and the array has an axis of
     length 1 (a single query): what any softmax over that axis gives, each entry divided by itself."""
@@ -306,6 +319,9 @@ def same_shape(got, want, inputs=None, names=()):
             one = _singular(axes[axis])
             return (f"it is the same for every {one}, which the right answer is not: something that should "
                     f"change from one {one} to the next stays the same")
+    moved = _rearranged(g, w)
+    if moved:
+        return moved
     for axis in range(g.ndim):
         n = g.shape[axis]
         if n < 2:
