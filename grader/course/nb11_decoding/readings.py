@@ -68,18 +68,27 @@ def beam_path(inputs, value):
     return None
 
 
+def _sequence(value, prompt, n_new):
+    """(the ids, None) of a decoder's result that is the prompt and n_new whole ids; else (None, what is wrong
+    with it, or None when it is no sequence of ids at all)."""
+    got = np.asarray(value, dtype=float).reshape(-1)
+    if not np.array_equal(got, np.round(got)):
+        return None, None
+    got = [int(t) for t in got]
+    if got[:len(prompt)] != prompt:
+        return None, f"your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
+    if len(got) != len(prompt) + n_new:
+        return None, f"your sequence has {len(got) - len(prompt)} new tokens where {n_new} are due"
+    return got, None
+
+
 def greedy_path(inputs, value):
     """greedy: the first new token that is not the rules' pick, with the logits behind it; and, when every token
     picked is the largest logit of the model given the last few ids alone, that fact."""
     model, prompt, n_new = mistakes.model_of(inputs), [int(t) for t in inputs["prompt"]], int(inputs["n_new"])
-    got = np.asarray(value, dtype=float).reshape(-1)
-    if not np.array_equal(got, np.round(got)):
-        return None
-    got = [int(t) for t in got]
-    if got[:len(prompt)] != prompt:
-        return f"your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
-    if len(got) != len(prompt) + n_new:
-        return f"your sequence has {len(got) - len(prompt)} new tokens where {n_new} are due"
+    got, said = _sequence(value, prompt, n_new)
+    if got is None:
+        return said
     V = len(model(prompt))
     if any(t < 0 or t >= V for t in got):
         return None
@@ -111,14 +120,9 @@ def sample_path(inputs, value):
     rules' k-th draw is known after any k - 1)."""
     model, prompt, n_new = mistakes.model_of(inputs), [int(t) for t in inputs["prompt"]], int(inputs["n_new"])
     temperature = float(inputs["temperature"])
-    got = np.asarray(value, dtype=float).reshape(-1)
-    if not np.array_equal(got, np.round(got)):
-        return None
-    got = [int(t) for t in got]
-    if got[:len(prompt)] != prompt:
-        return f"your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
-    if len(got) != len(prompt) + n_new:
-        return f"your sequence has {len(got) - len(prompt)} new tokens where {n_new} are due"
+    got, said = _sequence(value, prompt, n_new)
+    if got is None:
+        return said
     # rng.choice(V, p=probs) takes one number u = rng.random() and returns the first token whose cumulative
     # probability passes u: the rules' k-th draw is known after any k - 1, and so is what u gives under other
     # probabilities (the same draw made without the temperature)
