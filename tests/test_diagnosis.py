@@ -56,8 +56,9 @@ def _with_helpers(probes, parts):
 def grade_in_process(assignment, edits, seed=0, traces=None, parts=None):
     """{grade_id: Verdict} for the answer key with `edits`, every probed part marked as grading marks it.
     `traces`, a dict, gets {grade_id: [(case, trace)]} for the parts that declare steps. `parts`: probe only
-    these (and the parts they use, whose verdicts theirs depend on); the other graded cells run as the student
-    runs them, their visible checks included, as a probe runs them after its report."""
+    these (and the parts they use, whose verdicts theirs depend on); the other graded cells above the last of
+    them run as the student runs them, their visible checks included, as a probe runs them after its report.
+    The cells below the last probed part are not run: nothing they do reaches a verdict above them."""
     from IPython.core.interactiveshell import InteractiveShell
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
@@ -71,6 +72,8 @@ def grade_in_process(assignment, edits, seed=0, traces=None, parts=None):
     IPython.display.display = lambda obj, raw=False: shown.append(obj)
     try:
         for cell in nb.cells:
+            if probed <= set(verdicts):
+                break  # every probed part is marked: the cells below cannot change a verdict above them
             if cell.cell_type != "code":
                 continue
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

@@ -401,6 +401,7 @@ def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
     below = _below(steps)
     given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
     numbers = _numbers_of(inputs)
+    candidates = {}  # {step index: its _candidates}, made once for every array of the trace
     for where, name, a in trace:
         held = [j for j, v in enumerate(values) if holds(a, v, not _stacked(name))]
         # A loop's variable holds its last pass: a slice right for head 1 may be head 4's, taken wrong (every
@@ -426,7 +427,9 @@ def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
             g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
                 continue
-            related = _related(g, want, i, steps, values, inputs)
+            if i not in candidates:
+                candidates[i] = _candidates(i, want, steps, values, inputs)
+            related = _related(g, want, i, steps, values, inputs, candidates[i])
             text = related or (_scaled(g, want, inputs) if want.size == 1 else
                                diagnose.same_shape(g, want, inputs, step.axes))
             if isinstance(text, diagnose.Finding):
@@ -691,14 +694,12 @@ def _knowns(i, steps, values, inputs):
             yield f"{_the(step.name)} ({step.formula})", value
 
 
-def _related(g, want, i, steps, values, inputs):
-    """What the student's attempt `g` at step i is, when it is something the grader knows: another value
-    itself (the values left as the input `X`, a step skipped or taken too early), or the right step plus or
-    minus one (a residual added inside a function, a term added twice). A fact about the numbers; the
-    step it is an attempt at says where. None when nothing known fits."""
+def _candidates(i, want, steps, values, inputs):
+    """[(label, value in the form of step i, whether it is a multiple of step i)]: the known values an attempt
+    at step i may be, whatever the attempt (`_related` tries them on each of the student's arrays)."""
     same = course().same
     scale = float(np.max(np.abs(want))) if want.size else 0.0
-    known = []
+    out = []
     for label, value in _knowns(i, steps, values, inputs):
         if _few(value):
             continue
@@ -707,27 +708,81 @@ def _related(g, want, i, steps, values, inputs):
             continue
         if bool(same(k, want)):  # a value equal to the right one explains nothing
             continue
-        if bool(same(g, k)):
-            return f"it equals {label}"
         c = float(np.vdot(k, want)) / max(float(np.vdot(want, want)), 1e-300)
-        if want.size > 1 and np.allclose(k, c * want, rtol=1e-9, atol=1e-12 * max(scale, 1.0)):
+        multiple = want.size > 1 and np.allclose(k, c * want, rtol=1e-9, atol=1e-12 * max(scale, 1.0))
+        out.append((label, k, multiple))
+    return out
+
+
+def _related(g, want, i, steps, values, inputs, candidates=None):
+    """What the student's attempt `g` at step i is, when it is something the grader knows: another value
+    itself (the values left as the input `X`, a step skipped or taken too early), or the right step plus or
+    minus one (a residual added inside a function, a term added twice). A fact about the numbers; the
+    step it is an attempt at says where. None when nothing known fits. `candidates`: step i's
+    `_candidates`, when the caller keeps them for the next array.
+
+    A part with many steps (09's train_step knows ~100 values) would compare each array with ~10^4 sums:
+    each sum is first tested on a few entries (`_may_hold`), and only those that pass are compared whole."""
+    same = course().same
+    candidates = _candidates(i, want, steps, values, inputs) if candidates is None else candidates
+    y, w = _entries(g, want.size), _entries(want, want.size)
+    k = [_entries(c[1], want.size) for c in candidates]
+    if y is None or w is None or not k or any(e is None for e in k):  # nothing to line up: compare whole
+        k = None
+    else:
+        k = np.stack(k)  # (candidates, entries)
+    test = (lambda made: np.ones(made.shape[:-1], dtype=bool)) if k is None else (lambda made: _may_hold(y, made))
+    equal = test(k) if k is not None else test(np.zeros((len(candidates), 1)))
+    known = []
+    for n, (label, value, multiple) in enumerate(candidates):
+        if equal[n] and bool(same(g, value)):
+            return f"it equals {label}"
+        if multiple:
             continue  # a multiple of the right one: "c times the right one" says it better (any number is one
             # of another: not a reason to leave a count's part out)
-        known.append((label, k))
+        known.append(n)
     words = steps[i].name.removeprefix("the ")
-    for label, k in known:
-        for sign, word in ((1, "plus"), (-1, "minus")):
+    for sign, word in ((1, "plus"), (-1, "minus")):
+        held = test(w + sign * k) if k is not None else test(np.zeros((len(candidates), 1)))
+        for n in known:
+            label, value, _ = candidates[n]
             # Not "minus an input": the right step less an input is how a right answer may build it
             # (x @ W1 before its bias b1 is added), no attempt at it
-            if (sign > 0 or not label.startswith("the input")) and bool(same(g, want + sign * k)):
+            if held[n] and (sign > 0 or not label.startswith("the input")) and bool(same(g, want + sign * value)):
                 return f"it is the right {words} {word} {label}"
     # One term in place of another (a residual added to the normalised input instead of the input):
     # g = want - k1 + k2, both known and different
-    for label1, k1 in known:
-        for label2, k2 in known:
-            if label1 != label2 and not bool(same(k1, k2)) and bool(same(g, want - k1 + k2)):
-                return f"it is the right {words} with {label1} in it replaced by {label2}"
+    if k is not None:
+        pairs = test(w - k[known][:, None, :] + k[known][None, :, :])  # (a, b): want - known[a] + known[b]
+    else:
+        pairs = np.ones((len(known), len(known)), dtype=bool)
+    for a, b in zip(*np.nonzero(pairs)):
+        (label1, k1, _), (label2, k2, _) = candidates[known[a]], candidates[known[b]]
+        if label1 != label2 and not bool(same(k1, k2)) and bool(same(g, want - k1 + k2)):
+            return f"it is the right {words} with {label1} in it replaced by {label2}"
     return None
+
+
+ENTRIES = 4  # how many entries the quick test of `_related` looks at
+
+
+def _entries(x, size):
+    """A few entries of x (the first, the last and between) as float64, or None when x does not hold `size`
+    numbers (then `same` cannot line it up with the step either)."""
+    flat = np.ravel(np.asarray(x, dtype=np.float64))
+    if flat.size != size or size == 0:
+        return None
+    return flat[np.unique(np.linspace(0, size - 1, ENTRIES).astype(int))]
+
+
+def _may_hold(y, made):
+    """Whether `same(g, m)` may hold, for each m of `made` (..., entries), from a few of g's entries `y`: the
+    tolerance of `same`, entry by entry as np.allclose tests it (an entry not finite passes). A necessary
+    condition only (`same` tests every entry the same way, so what fails here fails there); `same` decides."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(y - made) <= course().ATOL + course().RTOL * np.abs(made)
+    close |= ~np.isfinite(made) | ~np.isfinite(y)
+    return np.all(close, axis=-1)
 
 
 def _scaled(g, want, inputs):
