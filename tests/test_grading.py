@@ -1,6 +1,14 @@
-"""End to end: the sample class, graded by `python -m grader grade` (parallel, recorded by nbgrader autograde)."""
+"""End to end: the sample class, graded by `python -m grader grade` (parallel, recorded by nbgrader autograde).
+
+The class is graded here, into a temporary course, unless COURSE_SAMPLE_CLASS_GRADED names a course directory
+where `make demo` (the README's main command) has just graded it: then every check below is made on that
+course (a copy of it). CI does so (.ci/run), so the sample class is graded once there, and the main command's
+own output is what these tests check.
+"""
 import csv
 import os
+import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 import subprocess
 import sys
@@ -10,30 +18,58 @@ import nbformat
 import numpy as np
 import pytest
 
+from grader.engine import report
 from grader.engine.grade import grade_class
-from grader.engine.nbgrader_plugin import SEED_VARIABLE, probe_rng, submitted_code
+from grader.engine.nbgrader_plugin import SEED_VARIABLE, grading_secret, probe_rng, submitted_code
+from grader.engine.sandbox_policy import RUNTIME_FOLDER
 from grader.course import PROBES
 from grader.engine.protocol import MIME
-from tests.sample_class import MANUAL, STUDENTS, write_class
+from tests.sample_class import MANUAL, STUDENTS, submission, write_class
 
 SEED = 20261122
+GRADED_VARIABLE = "COURSE_SAMPLE_CLASS_GRADED"  # a course directory `make demo` graded the sample class in
+
+
+def _graded_by_demo(given, course):
+    """The course `make demo` graded, copied to `course` (the feedback written below stays out of it), after
+    checking it holds the sample class as tests/sample_class.py writes it now, every notebook graded."""
+    # Not copied: the run's cache of executed notebooks, the kernels' runtime files, the submissions as handed
+    # in (make demo keeps them inside the course directory) and any feedback written before.
+    shutil.copytree(given, course, symlinks=True, ignore=shutil.ignore_patterns(
+        "executed", RUNTIME_FOLDER, "sample_submissions", "feedback"))
+    config = course / "nbgrader_config.py"  # the course's root, as `grader grade` wrote it: now the copy's
+    config.write_text(re.sub(r"(?m)^c\.CourseDirectory\.root = .*$", f"c.CourseDirectory.root = {str(course)!r}",
+                             config.read_text()))
+    stale = [f"{s}/{a}" for (s, a), student in sorted(STUDENTS.items())
+             if not (course / "autograded" / s / a / f"{a}.ipynb").exists()
+             or submitted_code(nbformat.read(str(course / "submitted" / s / a / f"{a}.ipynb"), as_version=4))
+             != submitted_code(submission(student))]
+    assert not stale, (f"{GRADED_VARIABLE}={given}: not the sample class as tests/sample_class.py writes it now, "
+                       f"graded ({len(stale)} notebooks differ or were not graded, first {stale[0]}): run `make demo`")
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
+    """(course directory, the grade table's rows, the secret its fresh inputs were drawn from)."""
     root = tmp_path_factory.mktemp("sample_class")
-    write_class(root / "submissions")
-    os.environ[SEED_VARIABLE] = str(SEED)  # fixed here only so the leak test knows the fresh inputs
-    try:
-        rows = grade_class(root / "submissions", root / "course", say=lambda *a: None)
-    finally:
-        del os.environ[SEED_VARIABLE]
-    return root / "course", rows
+    course = root / "course"
+    if os.environ.get(GRADED_VARIABLE):
+        _graded_by_demo(Path(os.environ[GRADED_VARIABLE]), course)
+        secret = grading_secret(course)
+        rows = [r for r in report.collect(course) if (r["student_id"], r["assignment"]) in STUDENTS]
+    else:
+        write_class(root / "submissions")
+        os.environ[SEED_VARIABLE] = secret = str(SEED)  # fixed here only so the leak test knows the fresh inputs
+        try:
+            rows = grade_class(root / "submissions", course, say=lambda *a: None)
+        finally:
+            del os.environ[SEED_VARIABLE]
+    return course, rows, secret
 
 
 @pytest.mark.parametrize("student, assignment", sorted(STUDENTS))
 def test_every_part_gets_its_expected_score(graded, student, assignment):
-    _, rows = graded
+    _, rows, _ = graded
     got = {r["part"]: (MANUAL if r["needs_manual_grade"] else r["part_score"])
            for r in rows if r["student_id"] == student and r["assignment"] == assignment}
     assert got == pytest.approx(STUDENTS[student, assignment].expected)
@@ -52,7 +88,7 @@ def _verdicts(course, student, assignment):
 
 @pytest.mark.parametrize("student, assignment", sorted(k for k, s in STUDENTS.items() if s.diagnoses))
 def test_mistakes_are_named_in_the_verdict(graded, student, assignment):
-    course, _ = graded
+    course, _, _ = graded
     verdicts = _verdicts(course, student, assignment)
     for part, words in STUDENTS[student, assignment].diagnoses.items():
         alternatives = (words,) if isinstance(words, str) else words
@@ -63,7 +99,7 @@ def test_an_untouched_part_is_not_attempted_and_no_mistake_is_named(graded):
     """A part whose answer cells are as handed out gets "not attempted", in the verdict (so the feedback),
     the report's rows and CSV, never a named mistake; a part that was filled in never does."""
     from grader.engine.protocol import NOT_ATTEMPTED
-    course, rows = graded
+    course, rows, _ = graded
     auto = [r for r in rows if r["part"].startswith("test_") and not r["needs_manual_grade"]]
     untouched = [r for r in auto if STUDENTS[r["student_id"], r["assignment"]].untouched]
     assert len(untouched) >= 6 * 2, "the sample class has an untouched notebook per assignment"
@@ -96,7 +132,7 @@ def _tell_tales(value):
 
 
 def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
-    course, _ = graded
+    course, _, secret = graded
     nbgrader = Path(sys.executable).with_name("nbgrader")
     assignments = sorted({a for _, a in STUDENTS})
     # Two nbgrader processes at a time: each writes its assignment's HTML on one core.
@@ -117,7 +153,7 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
             student = path.relative_to(course).parts[1]
             forbidden = [[words] for words in always]  # groups: a value leaks when two of its tales show
             for grade_id, probe in PROBES[assignment].items():
-                rng = probe_rng(SEED, student, assignment, assignment, grade_id, codes[student, assignment])
+                rng = probe_rng(secret, student, assignment, assignment, grade_id, codes[student, assignment])
                 for case in probe.cases(rng):
                     if case.label == "fresh":
                         for value in list(case.inputs.values()) + [probe.reference(case.inputs)]:
@@ -142,7 +178,7 @@ def test_feedback_holds_verdicts_not_hidden_tests_inputs_or_references(graded):
 def test_the_answer_keys_returned_notebook_holds_no_error(graded):
     """A perfect notebook's feedback shows no error anywhere: the cells after a check use names the check
     defines, and a probe in place of the check defines them too (it runs the check after its report)."""
-    course, _ = graded
+    course, _, _ = graded
     assignments = sorted({a for _, a in STUDENTS})
     assert len(assignments) >= 9
     for assignment in assignments:
@@ -156,7 +192,7 @@ def test_a_written_answer_left_as_handed_out_says_not_attempted_not_zero(graded)
     import io
     from grader.engine.grade import print_table
     from grader.engine.protocol import NOT_ATTEMPTED
-    _, rows = graded
+    _, rows, _ = graded
     untouched = [r for r in rows if r["student_id"] == "untouched" and not r["part"].startswith("test_")]
     assert len(untouched) >= 9 and all(r["finding"] == NOT_ATTEMPTED and NOT_ATTEMPTED in r["verdict"] for r in untouched)
     written = [r for r in rows if r["student_id"] == "correct" and not r["part"].startswith("test_")]
@@ -182,7 +218,7 @@ def test_nbgrader_export_reads_the_gradebook_grading_wrote(graded):
     """The parallel run records through nbgrader, so nbgrader's own export sees every submission."""
     import csv
     import io
-    course, rows = graded
+    course, rows, _ = graded
     nbgrader = Path(sys.executable).with_name("nbgrader")
     out = course / "export.csv"
     subprocess.run([str(nbgrader), "export", "--to", str(out)], cwd=course, check=True, capture_output=True)
@@ -200,7 +236,7 @@ def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
     four that lose marks get a named mistake, a structural finding or a helper's mistake; every verdict
     that lost marks says something beyond the score."""
     from grader.engine.report import DIAGNOSED, diagnosis_coverage
-    _, rows = graded
+    _, rows, _ = graded
     attempted = [r for r in rows if not STUDENTS[r["student_id"], r["assignment"]].untouched]
     counts = diagnosis_coverage(attempted)
     lost = sum(counts.values())
@@ -211,7 +247,7 @@ def test_most_parts_that_lose_marks_get_a_diagnosis(graded):
 @pytest.mark.parametrize("form", ["csv", "canvas"])
 def test_the_lms_export_holds_every_students_score_as_the_gradebook_does(graded, tmp_path, form):
     from grader.engine.export import CANVAS_COLUMNS, CSV_COLUMNS, main
-    course, rows = graded
+    course, rows, _ = graded
     out = tmp_path / f"{form}.csv"
     assert main(course, form, out) == 0
     with open(out, newline="") as f:
