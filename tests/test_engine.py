@@ -634,3 +634,26 @@ def test_a_forked_notebook_reports_its_kernels_cpu_which_orders_grading():
                                "mode": parallel.FORKED})
     assert "notebook" in result and result["seconds"] > 0
     assert result["kernel_cpu"] > 0  # the forked kernel's CPU, read from its zygote once it is reaped
+
+
+def test_a_new_gradebook_is_the_one_nbgrader_makes(tmp_path, monkeypatch):
+    """create_gradebook stamps the schema version in-process; nbgrader asks an `alembic` subprocess. Same
+    tables, same version: nbgrader's commands (and its migrations) take either."""
+    import sqlite3
+    from nbgrader.api import Gradebook
+    from grader.engine.grade import create_gradebook
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # `alembic`
+    theirs, ours = tmp_path / "theirs.db", tmp_path / "ours.db"
+    Gradebook(f"sqlite:///{theirs}").close()
+    create_gradebook(ours)
+
+    def schema(path):
+        with sqlite3.connect(path) as db:
+            tables = sorted(db.execute("SELECT type, name, sql FROM sqlite_master"))
+            return tables, db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+    tables, version = schema(theirs)
+    assert len(tables) > 10 and len(version) == 1 and version[0][0]
+    assert schema(ours) == (tables, version)
+    create_gradebook(ours)  # one that exists is left as it is
+    assert schema(ours) == (tables, version)
