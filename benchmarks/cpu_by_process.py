@@ -8,7 +8,7 @@ A thread reads /proc five times a second and keeps, for every process it sees,
 the CPU seconds (user + system) it has used; processes that were running before
 count only what they used after. A process that starts and ends between two
 readings is missed (the uid-killing helper of a forked kernel, say: milliseconds).
-Linux only. The kind of a process comes from its owner and its command line.
+Linux only. The kind of a process comes from its owner, its name and its command line.
 Only this process and its descendants (as seen through their parents when first
 read) count as the run's own: another user's kernels or tests on a shared machine
 are "other work", counted apart, like the operating system's threads.
@@ -16,15 +16,21 @@ are "other work", counted apart, like the operating system's threads.
 import os
 import threading
 
+from grader.engine.record import PROCESS_NAME as RECORDER_NAME
+
 TICKS = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
 KERNEL_UIDS = 1_000_000  # grader/engine/sandbox.py gives each kernel a uid from 2,000,000,000 up; nothing else here is that high
 
+KERNELS = "kernels (the notebooks' own code, and ipykernel)"
+RECORDING = "nbgrader autograde (record, or plain grading)"
+WORKERS = "worker processes (nbclient)"
 KINDS = [  # (kind, words that all appear in the command line)
-    ("nbgrader autograde (record, or plain grading)", ("nbgrader", "autograde")),
+    (RECORDING, ("nbgrader", "autograde")),
     ("nbgrader generate_assignment", ("nbgrader", "generate_assignment")),
     ("alembic (nbgrader's gradebook set-up)", ("alembic",)),
     ("zygotes (fork kernels)", ("ctrl_in",)),  # words of grader/engine/forkserver.py's ZYGOTE program
-    ("worker processes (nbclient)", ("multiprocessing",)),
+    (WORKERS, ("multiprocessing",)),  # grading's recording processes too, until they name themselves
 ]
 
 
@@ -36,14 +42,31 @@ def kind_of(pid, me):
         return None
     if pid == me:
         return "this process (plan, keep results, progress)"
+    if _comm(pid) == RECORDER_NAME:
+        return RECORDING
     if uid >= KERNEL_UIDS:
-        return "kernels (the notebooks' own code, and ipykernel)"
+        return KERNELS
     if cmdline.startswith("bwrap"):
         return "bubblewrap"
     for kind, words in KINDS:
         if all(w in cmdline for w in words):
             return kind
     return "other processes" if cmdline else "the operating system (kernel threads)"
+
+
+def _comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return None
+
+
+def _resident(pid):
+    """Bytes of memory the process holds (its resident set), 0 if it is gone."""
+    try:
+        return int(open(f"/proc/{pid}/statm").read().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def cpu_seconds(pid):
@@ -64,6 +87,7 @@ def _stat(pid):
 class CpuByProcess:
     def __init__(self, every=0.2):
         self.every, self.seen, self.me = every, {}, os.getpid()
+        self.peak = 0  # bytes: the most the run's own processes, kernels apart, held in memory at one reading
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -103,7 +127,12 @@ class CpuByProcess:
                 if kind is None:
                     continue
                 self.seen[key] = [kind, used if first else 0.0, used, pid in ours]
+            elif self.seen[key][0] == WORKERS and _comm(pid) == RECORDER_NAME:
+                self.seen[key][0] = RECORDING  # a recording process names itself once it has started
             self.seen[key][2] = max(self.seen[key][2], used)
+        held = sum(_resident(pid) for pid, (_, started, _) in now.items()
+                   if pid in ours and self.seen.get((pid, started), [KERNELS])[0] not in (KERNELS, "bubblewrap"))
+        self.peak = max(self.peak, held)
 
     def totals(self):
         """{kind: CPU seconds used while watched} of this process and its descendants."""
@@ -131,4 +160,6 @@ class CpuByProcess:
         lines.append(f"  {'all of this run':52}{used:8.1f}{used / notebooks:12.3f}")
         lines.append(f"  {'other work on the machine, and the OS':52}{other:8.1f}")
         lines.append(f"  {'idle (cores x wall - both)':52}{max(0.0, cores * wall - used - other):8.1f}")
+        lines.append(f"  peak memory of the grader's own processes (resident, summed; kernels apart): "
+                     f"{self.peak / 2**20:.0f} MiB")
         return "\n".join(lines)

@@ -2,6 +2,7 @@
 
     python -m benchmarks.grade_class [--students 100] [--assignments all|A,B] [--workers N]
                                      [--timeout 10] [--out DIR] [--seed 1] [--profile] [--cprofile]
+                                     [--no-plain] [--scheduler local|ADDRESS]
 
 1. writes a synthetic class (benchmarks/synthetic_class.py) to OUT/submissions;
 2. runs its floor (benchmarks/floor.py): each notebook the graders run, its code cells alone
@@ -135,9 +136,9 @@ def floor_of(submissions, plan, timeout):
     return run_floor([Path(submissions) / e.path for e in plan if e.kind != "missing"], timeout)
 
 
-def benchmark(out, plan, workers=None, timeout=10, cprofile=False):
-    """Write the class, run its floor, grade it both ways into fresh course directories;
-    returns (parallel run, plain run, floor)."""
+def benchmark(out, plan, workers=None, timeout=10, cprofile=False, plain=True, scheduler=None):
+    """Write the class, run its floor, grade it both ways (this grader alone if not `plain`) into fresh course
+    directories; returns (parallel run, plain run or None, floor). scheduler: this grader's (grade_class's)."""
     out = Path(out)
     print(f"class: {synthetic_class.describe(plan)} -> {out / 'submissions'}", flush=True)
     submissions = synthetic_class.write(out / "submissions", plan)
@@ -146,9 +147,11 @@ def benchmark(out, plan, workers=None, timeout=10, cprofile=False):
     print(f"  [floor] {floor_summary(floor, len(plan))}", flush=True)
     # This grader goes before plain nbgrader: plain nbgrader then runs with the disk cache already
     # warm, which can only flatter it, so the ratio printed is if anything too low.
-    fast = grade("parallel", submissions, out / "parallel", cprofile, only=only, workers=workers, timeout=timeout)
-    plain = grade("plain", submissions, out / "plain", only=only, serial=True, timeout=timeout)
-    return fast, plain, floor
+    fast = grade("parallel", submissions, out / "parallel", cprofile, only=only, workers=workers, timeout=timeout,
+                 scheduler=scheduler)
+    if not plain:
+        return fast, None, floor
+    return fast, grade("plain", submissions, out / "plain", only=only, serial=True, timeout=timeout), floor
 
 
 def side_by_side(plan, floor, fast, plain):
@@ -158,19 +161,22 @@ def side_by_side(plan, floor, fast, plain):
              f"{'notebooks/s':>13}",
              f"{'floor':10}{n:>10}{'-':>14}{floor.wall:>10.1f}{floor.wall / n:>11.3f}{floor.cpu / n:>10.3f}"
              f"{n / floor.wall:>13.2f}"]
-    for run in (plain, fast):
+    for run in filter(None, (plain, fast)):
         rows = len(graded(run) & {(e.student_id, e.assignment) for e in plan})
         lines.append(f"{run.name:10}{n:>10}{rows:>14}{run.seconds:>10.1f}{run.seconds / n:>11.3f}"
                      f"{run.cpu.own() / n:>10.3f}{n / run.seconds:>13.2f}")
-    lines.append(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde "
-                 f"(wall)")
+    if plain:
+        lines.append(f"ratio: this grader is {plain.seconds / fast.seconds:.2f}x plain serial nbgrader autograde "
+                     f"(wall)")
     lines.append(f"this grader / floor: wall {fast.seconds / floor.wall:.2f}x, "
-                 f"CPU a notebook {fast.cpu.own() / floor.cpu:.2f}x "
-                 f"(plain nbgrader / floor: wall {plain.seconds / floor.wall:.2f}x, CPU {plain.cpu.own() / floor.cpu:.2f}x)")
+                 f"CPU a notebook {fast.cpu.own() / floor.cpu:.2f}x" + (
+                     f" (plain nbgrader / floor: wall {plain.seconds / floor.wall:.2f}x, "
+                     f"CPU {plain.cpu.own() / floor.cpu:.2f}x)" if plain else ""))
     lines.append(f"floor: {floor_summary(floor, n)}")
-    lines.append(f"CPU of a grader: its process and every process it started (kernels, workers, nbgrader), "
-                 f"read from /proc; other work on the machine (and the OS) meanwhile: plain {plain.cpu.other():.1f} CPU-s, "
-                 f"parallel {fast.cpu.other():.1f} CPU-s")
+    lines.append("CPU of a grader: its process and every process it started (kernels, workers, nbgrader), "
+                 "read from /proc; other work on the machine (and the OS) meanwhile: "
+                 + (f"plain {plain.cpu.other():.1f} CPU-s, " if plain else "")
+                 + f"parallel {fast.cpu.other():.1f} CPU-s")
     return "\n".join(lines)
 
 
@@ -179,6 +185,12 @@ def main(argv=None):
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--assignments", default="all", help="all, or a comma-separated list (default all)")
     parser.add_argument("--workers", type=int, default=None, help="this grader's workers (default: its own)")
+    parser.add_argument("--scheduler", default=None,
+                        help="this grader on Dask: 'local' (a LocalCluster of --workers processes) or a scheduler's "
+                             "address (default: local worker processes)")
+    parser.add_argument("--no-plain", action="store_true",
+                        help="floor and this grader only: plain nbgrader's time grows in proportion to the class "
+                             "(measure it on a smaller one); scores are then not compared")
     parser.add_argument("--timeout", type=int, default=10, help="seconds per cell, both runs (default 10)")
     parser.add_argument("--out", help="an empty or new folder for the class and both course directories "
                                       "(default: a new temporary folder, kept)")
@@ -203,7 +215,8 @@ def main(argv=None):
     print(machine())
     print(f"class seed {args.seed}; grading seed {SEED_VARIABLE}={os.environ[SEED_VARIABLE]}; "
           f"cell timeout {args.timeout} s; workers {args.workers or 'default'}", flush=True)
-    fast, plain, floor = benchmark(out, plan, args.workers, args.timeout, args.cprofile)
+    fast, plain, floor = benchmark(out, plan, args.workers, args.timeout, args.cprofile, not args.no_plain,
+                                   args.scheduler)
     print(f"after the three runs: {load()}")
     return results(plan, floor, fast, plain, out, args.profile)
 
@@ -212,7 +225,7 @@ def results(plan, floor, fast, plain, out, profile=False):
     """Print what the three runs measured and whether the scores agree; the exit code (1: they do not)."""
     n = len(plan)
     print(side_by_side(plan, floor, fast, plain))
-    for run in (plain, fast):
+    for run in filter(None, (plain, fast)):
         if profile:
             print(f"\n{run.name}: where the CPU went ({os.cpu_count()} cores x {run.seconds:.0f} s wall)\n"
                   f"{run.cpu.table(n, run.seconds)}")
@@ -222,21 +235,23 @@ def results(plan, floor, fast, plain, out, profile=False):
               f"{profile_summary(fast.profile, Path(out) / 'parallel.pstats')}")
 
     failed = False
-    for run in (plain, fast):
+    for run in filter(None, (plain, fast)):
         lost = ungraded(plan, run)
         if lost:
             failed = True
             print(f"\n{run.name}: {len(lost)} notebooks have no row in the gradebook:")
             for e in lost:
                 print(f"  {e.path} ({e.kind})")
-    diff = differences(plain, fast)
-    if diff:
+    diff = differences(plain, fast) if plain else []
+    if not plain:
+        print("\nscores not compared: plain nbgrader did not run (--no-plain)")
+    elif diff:
         failed = True
         print(f"\nscores differ on {len(diff)} parts:")
         print("\n".join(f"  {d}" for d in diff))
     else:
         print(f"\nscores identical: {len(scores(plain.rows))} parts of {n} notebooks")
-    print(f"course directories: {Path(out) / 'plain'}, {Path(out) / 'parallel'}")
+    print(f"course directories: {', '.join(str(Path(out) / r.name) for r in filter(None, (plain, fast)))}")
     return 1 if failed else 0
 
 

@@ -119,6 +119,21 @@ def test_what_the_benchmark_prints_after_its_runs(bench, capsys):
         assert words in printed, words
     wrong = Run("parallel", fast.course, fast.seconds, [dict(r, part_score=-1) for r in fast.rows], cpu=fast.cpu)
     assert results(PLAN, run, wrong, plain, out) == 1 and "scores differ" in capsys.readouterr().out
+    # --no-plain: the floor and this grader, said to be uncompared, never "identical"
+    assert results(PLAN, run, fast, None, out, profile=True) == 0
+    printed = capsys.readouterr().out
+    assert "scores not compared" in printed and "scores identical" not in printed
+    assert not any(line.startswith("plain") for line in printed.splitlines())  # no row, no profile, no ratio
+
+
+def test_the_grader_records_in_its_own_processes_counted_as_recording(runs):
+    """This grader's nbgrader autograde runs in recording processes (grader/engine/record.py), which name
+    themselves so that the profile counts them as recording, not as the workers that run notebooks."""
+    from benchmarks.cpu_by_process import RECORDING, WORKERS
+    fast, plain = runs
+    assert fast.cpu.totals().get(RECORDING, 0) > 0.5 and fast.cpu.totals().get(WORKERS, 0) > 0
+    assert plain.cpu.totals().get(RECORDING, 0) > 0.5  # plain nbgrader's command, by its command line
+    assert fast.cpu.peak > 50 * 2**20 and "peak memory" in fast.cpu.table(notebooks=6, wall=fast.seconds)
 
 
 def test_the_floor_runs_cells_as_a_kernel_would(tmp_path):
@@ -186,4 +201,5 @@ def test_cpu_by_process_counts_what_a_process_burns_after_it_starts_watching():
     assert totals["other processes"] >= 0.5
     assert totals["this process (plan, keep results, progress)"] > 0
     assert cpu.own() == pytest.approx(sum(totals.values()))
+    assert cpu.peak > 2**20  # this process's memory at least
     assert "all of this run" in cpu.table(notebooks=1, wall=1.0)

@@ -17,7 +17,9 @@ How a class is graded (nbgrader's autograde runs notebooks one after another):
             local worker processes, or a Dask cluster), the assignments whose notebooks
             take longest first (LongestFirst: timed on the run's own first notebooks);
             each result is kept in <course>/executed/ as soon as it is done;
-3. record   `nbgrader autograde` per assignment, as soon as its notebooks are done. Its
+3. record   nbgrader's autograde per assignment, as soon as its notebooks are done, in
+            recording processes that last the run (grader/engine/record.py: the app the
+            command runs, without an interpreter and nbgrader's imports per assignment). Its
             Execute finds each notebook already run with exactly these cells and takes
             the outputs, so nbgrader itself seals the verdicts and writes the gradebook,
             autograded/ and everything its other commands read.
@@ -47,6 +49,7 @@ from nbgrader.preprocessors import OverwriteCells
 from tqdm import tqdm
 
 from . import deadlines, parallel, report
+from .record import Recorders
 from .build import ROOT, SOURCE, assignments as course_assignments
 from .intake import IntakeError, take_in
 from .sandbox_policy import RUNTIME_FOLDER, RUNTIME_VARIABLE
@@ -595,11 +598,12 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     reused = unreadable = 0
     recording = []
 
-    # nbgrader autograde records an assignment as soon as its notebooks are done, beside the running ones.
-    recorder = concurrent.futures.ThreadPoolExecutor(max_workers=len(assignments) or 1)
+    # nbgrader's autograde records an assignment as soon as its notebooks are done, beside the running ones,
+    # in recording processes that last the run (a second starts only while the first is busy).
+    recorder = Recorders(course, env, processes=min(len(assignments), os.cpu_count() or 1) or 1)
 
     def record(assignment):
-        recording.append((assignment, recorder.submit(autograde, course, assignment, env, students)))
+        recording.append((assignment, recorder.submit(assignment, students)))
 
     def dispatch():
         """Keep the pool one notebook ahead of its slots, choosing each next notebook as a slot frees."""

@@ -242,6 +242,8 @@ class SealVerdicts(NbGraderPreprocessor):
                 break
             cells.append(nbformat.v4.new_code_cell(source))
         nb = nbformat.v4.new_notebook(cells=cells)
+        self.log.info("%s: %s is wrong as the notebook runs it: running the notebook again up to it, with the "
+                      "course's helpers, in a kernel of its own", resources["nbgrader"]["notebook"], grade_id)
         timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
         mode = parallel.kernel_mode(os.environ.get("COURSE_UNSANDBOXED") == "1")
         result = parallel.execute({"notebook": json.dumps(nb), "timeout": timeout,
