@@ -150,11 +150,12 @@ def source_digest(assignment):
 RELEASED = "released.json"  # in the course directory: {assignment: source_digest it was released from}
 
 
-def ensure_released(course, assignment, duedate=None):
+def ensure_released(course, assignment, duedate=None, release=None):
     """Put the assignment's cells in the gradebook (autograde restores hidden tests and points from there)
     once per version of its source: again whenever source/<assignment>/ changed since the course directory
     last released it, so that a fixed test or a changed score is what grading uses. Its due date (from
-    deadlines.toml; None: no due date) every time."""
+    deadlines.toml; None: no due date) every time. release(assignment) -> exit code runs nbgrader's
+    generate_assignment (default: the command; grading's recording processes run it in-process)."""
     record = course / RELEASED
     try:
         digests = json.loads(record.read_text()) if record.exists() else {}
@@ -168,7 +169,8 @@ def ensure_released(course, assignment, duedate=None):
         except MissingEntry:
             released = False
     if not released:
-        if nbgrader(course, "generate_assignment", assignment, "--force") != 0:
+        release = release or (lambda a: nbgrader(course, "generate_assignment", a, "--force"))
+        if release(assignment) != 0:
             raise RuntimeError(f"nbgrader could not release {assignment} from source/{assignment} into the gradebook "
                                f"(a notebook added or removed after students were graded?): see "
                                f"{course / 'logs' / ('generate_assignment_' + assignment + '.log')}")
@@ -599,7 +601,8 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     recording = []
 
     # nbgrader's autograde records an assignment as soon as its notebooks are done, beside the running ones,
-    # in recording processes that last the run (a second starts only while the first is busy).
+    # in recording processes that last the run (a second starts only while the first is busy); they
+    # release the assignments into the gradebook first.
     recorder = Recorders(course, env, processes=min(len(assignments), os.cpu_count() or 1) or 1)
 
     def record(assignment):
@@ -639,10 +642,11 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
         dispatch()
         shown.update(done=count["done"], total=count["run"])
 
-    # nbgrader's generate_assignment takes seconds an assignment: they run one after another
-    # in the background, and each assignment is planned as soon as it is in the gradebook.
+    # nbgrader's generate_assignment takes seconds an assignment: they run one after another in the
+    # background (in a recording process), and each assignment is planned as soon as it is in the gradebook.
     releasing = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-    released = {a: releasing.submit(ensure_released, course, a, (due or {}).get(a)) for a in assignments}
+    released = {a: releasing.submit(ensure_released, course, a, (due or {}).get(a),
+                                    lambda a: recorder.release(a).result()) for a in assignments}
     shown = Progress(progress)
     try:
         # Plan and submit as we go: the first notebooks run while the rest are planned.

@@ -1,10 +1,11 @@
-"""Record an assignment's grades with nbgrader's autograde, in a few processes that last the whole run.
+"""Release and record assignments with nbgrader's own apps, in a few processes that last the whole run.
 
-`nbgrader autograde ASSIGNMENT` as a command costs an interpreter and nbgrader's imports (about 5 CPU-s
-here) before its first notebook, every assignment. A Recorders pool runs the same app, nbgrader's
-AutogradeApp with the course directory's nbgrader_config.py, in `processes` long-lived processes, one
-assignment after another: the gradebook, autograded/, feedback and the log it writes are what the command
-writes (the log still goes to <course>/logs/autograde_<assignment>.log). A forked kernel's zygote, which a
+`nbgrader autograde ASSIGNMENT` (and `nbgrader generate_assignment`) as a command costs an interpreter and
+nbgrader's imports (about 5 CPU-s here) before its first notebook, every assignment. A Recorders pool runs
+the same apps (AutogradeApp, GenerateAssignmentApp) with the course directory's nbgrader_config.py, in
+`processes` long-lived processes, one assignment after another: the gradebook, release/, autograded/,
+feedback and the logs they write are what the commands write (the logs still go to
+<course>/logs/autograde_<assignment>.log and generate_assignment_<assignment>.log). A forked kernel's zygote, which a
 verdict that needs the course's helpers starts (nbgrader_plugin.SealVerdicts), is kept for the next
 assignment too.
 
@@ -34,18 +35,17 @@ def _start(course, env):
     warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session")
 
 
-def autograde_here(assignment, student, log):
-    """nbgrader's AutogradeApp on one assignment (one student of it, or all: None), in this process, its
-    log appended to `log`; 0 if it recorded everything, else 1 (as the command's exit code)."""
-    from nbgrader.apps.autogradeapp import AutogradeApp
+def run_app(app_class, argv, log):
+    """One of nbgrader's command-line apps (its class, from nbgrader.apps) on `argv`, in this process, its log
+    appended to `log`; 0 if it did all it was asked, else 1 (as the command's exit code)."""
     sys.stdout.flush(), sys.stderr.flush()
     saved = os.dup(1), os.dup(2)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(fd, 1), os.dup2(fd, 2)  # what nbgrader (and anything it starts) prints goes to the log
     os.close(fd)
-    app = AutogradeApp()
+    app = app_class()
     try:
-        app.initialize([assignment, "--force"] + ([f"--student={student}"] if student else []))
+        app.initialize(argv)
         app.start()
         return 0
     except SystemExit as e:  # nbgrader's way to say it failed
@@ -61,9 +61,19 @@ def autograde_here(assignment, student, log):
 
 
 def autograde(assignment, students, log):
-    """An assignment, for every student in submitted/ (students None) or for these only; 0 or 1."""
+    """`nbgrader autograde ASSIGNMENT --force` for every student in submitted/ (students None) or for these only
+    (one run each: nbgrader's --student takes one id); 0 or 1."""
+    from nbgrader.apps.autogradeapp import AutogradeApp
     open(log, "w").close()  # this run's log, as the command's redirect began one
-    return max(autograde_here(assignment, s, log) for s in (students or [None]))
+    return max(run_app(AutogradeApp, [assignment, "--force"] + ([f"--student={s}"] if s else []), log)
+               for s in (students or [None]))
+
+
+def release(assignment, log):
+    """`nbgrader generate_assignment ASSIGNMENT --force`: its cells into the gradebook, its release/; 0 or 1."""
+    from nbgrader.apps.generateassignmentapp import GenerateAssignmentApp
+    open(log, "w").close()
+    return run_app(GenerateAssignmentApp, [assignment, "--force"], log)
 
 
 class Recorders:
@@ -79,6 +89,10 @@ class Recorders:
     def submit(self, assignment, students=None):
         log = str(self.course / "logs" / f"autograde_{assignment}.log")
         return self.executor.submit(autograde, assignment, sorted(students) if students else None, log)
+
+    def release(self, assignment):
+        """Future of `nbgrader generate_assignment`'s exit code, run the same way."""
+        return self.executor.submit(release, assignment, str(self.course / "logs" / f"generate_assignment_{assignment}.log"))
 
     def shutdown(self):
         self.executor.shutdown(wait=True)
