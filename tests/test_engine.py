@@ -18,9 +18,10 @@ import pytest
 from grader.course import PROBES
 from grader.engine import parallel, report
 from grader.engine.grade import grade_class
-from grader.engine.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, cache_path,
-                                    execution_key, grading_secret, load, probe_rng, store,
-                                    submitted_code)
+from grader.engine import nbgrader_plugin
+from grader.engine.nbgrader_plugin import (RUN_VARIABLE, SECRET_FILE, SEED_VARIABLE, InjectProbes, SealVerdicts,
+                                    cache_path, execution_key, grading_secret, judgement_group, load,
+                                    probe_rng, store, submitted_code)
 from tests.sample_class import STUDENTS, write_class
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,6 +85,52 @@ def test_the_course_helpers_are_only_in_the_judgement_never_in_the_students_kern
             if any(PROBES[assignment][u].kernel_reference for u in p.uses.values() if u in PROBES[assignment])]
     assert len(judged) == len(uses)
     assert all(any(form in j for h in helpers for form in forms(h)) for j in judged)
+
+
+def test_a_judgement_kernel_is_shared_only_by_parts_it_gives_no_helper_they_lack():
+    """Parts wrong as run share a judgement kernel when each one's course helpers include those of every
+    part judged before it there: whatever the student's code keeps of an earlier judgement, a later part
+    gets no course code its own judgement does not hold."""
+    uses = {"a": {("softmax", "s")}, "b": {("softmax", "s")}, "c": {("softmax", "s"), ("attn", "t")},
+            "d": {("attn", "t")}}
+    assert judgement_group("a", ["a", "b", "c", "d"], uses) == ["a", "b", "c"]
+    assert judgement_group("d", ["a", "b", "c", "d"], uses) == ["d"]
+    assert judgement_group("c", ["a", "c", "d"], uses) == ["c"]  # c gives attn, which d has; softmax it has not
+    assert judgement_group("x", ["a", "b"], uses) == ["x"]  # not known to be wrong: alone, as it asked
+
+
+def test_parts_wrong_through_the_same_helper_are_judged_in_one_kernel_as_they_would_be_alone(tmp_path, monkeypatch):
+    """04 with attention_weights scaled by the wrong size: both multi-head parts are wrong as the notebook
+    runs them, and are judged with the course's attention_weights in one kernel, not one each, with the
+    verdicts they get when each is judged in a kernel of its own."""
+    nb = nbformat.read(ROOT / "solutions/04_multihead_attention/04_multihead_attention.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "def attention_weights" in c.source)
+    assert "np.sqrt(Q.shape[0])" in cell.source
+    cell.source = cell.source.replace("np.sqrt(Q.shape[0])", "np.sqrt(X.shape[0])")
+    monkeypatch.setenv(SEED_VARIABLE, "7")
+    resources = {"nbgrader": {"notebook": "04_multihead_attention", "assignment": "04_multihead_attention",
+                              "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
+    injected, resources = InjectProbes().preprocess(nb, resources)
+    result = parallel.execute({"notebook": json.dumps(injected), "timeout": 60, "notebook_timeout": 600,
+                               "mode": parallel.kernel_mode()})
+    executed = nbformat.v4.reads(result["notebook"])
+    runs, execute = [], parallel.execute
+    monkeypatch.setattr(parallel, "execute", lambda task: runs.append(task) or execute(task))
+
+    def verdicts():
+        graded, _ = SealVerdicts().preprocess(copy_module.deepcopy(executed), copy_module.deepcopy(resources))
+        return {c.metadata.nbgrader["grade_id"]: c.metadata["course"]["verdict"] for c in graded.cells
+                if "verdict" in c.metadata.get("course", {})}
+
+    together = verdicts()
+    assert len(runs) == 1
+    monkeypatch.setattr(nbgrader_plugin, "judgement_group", lambda first, wrong, uses: [first])
+    alone = verdicts()
+    assert len(runs) == 3
+    assert together == alone
+    assert together["test_attention_weights"]["score"] == 0
+    for part in ("test_multihead", "test_multihead_general"):
+        assert together[part]["score"] == together[part]["points"] and together[part]["finding"] == "helper"
 
 
 def test_the_secret_is_made_once_and_kept_private(monkeypatch, tmp_path):

@@ -201,6 +201,7 @@ class SealVerdicts(NbGraderPreprocessor):
         ran = [(c.metadata.nbgrader["grade_id"] if is_test_cell(c) and c.metadata.nbgrader["grade_id"] in sealed
                 else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
         broken = syntax_errors(nb)
+        judge = self.judgements(nb, ran, sealed, resources)
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
@@ -208,9 +209,9 @@ class SealVerdicts(NbGraderPreprocessor):
             probe, cases, shown, _, judgement = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
-            judge = functools.partial(self.judge, ran, grade_id, judgement, resources) if judgement else None
             try:
-                v = protocol.verdict(probe, cases, cell.outputs, points, helpers, judge, broken)
+                v = protocol.verdict(probe, cases, cell.outputs, points, helpers,
+                                     functools.partial(judge, grade_id) if judgement else None, broken)
             except Exception:  # whatever a report holds, it costs its own part only, never the notebook
                 self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
                                  grade_id, traceback.format_exc(limit=3))
@@ -231,28 +232,72 @@ class SealVerdicts(NbGraderPreprocessor):
         return nb, resources
 
 
-    def judge(self, ran, grade_id, judgement, resources):
-        """The outputs of part `grade_id`'s probe with the course's helpers in place (`judgement`), run after
-        the student's cells up to it in a kernel started for this alone and thrown away: the student's code
-        may keep the helpers there, but nothing of that kernel is shown, stored or run again. [] if it failed."""
-        cells = []
+    def judgements(self, nb, ran, sealed, resources):
+        """judge(part): the outputs of `part`'s probe with the course's helpers in place, for a part wrong as
+        the notebook runs it. The parts wrong as run are judged together, a kernel for as many as can share
+        one (judgement_group); a part whose shared kernel failed is run alone, as if it had been the only
+        one. [] when that failed too."""
+        wrong = []  # in notebook order
+        for cell in nb.cells:
+            if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in sealed:
+                probe, cases, _, _, judgement = sealed[cell.metadata.nbgrader["grade_id"]]
+                try:
+                    if judgement and protocol.wrong_as_run(probe, cases, cell.outputs):
+                        wrong.append(cell.metadata.nbgrader["grade_id"])
+                except Exception:  # a report that cannot be read: its part is judged alone, if at all
+                    pass
+        uses = {g: set(sealed[g][0].uses.items()) for g in wrong}
+        judged = {}
+
+        def judge(grade_id):
+            if grade_id not in judged:
+                group = judgement_group(grade_id, [g for g in wrong if g not in judged], uses)
+                judged.update(self.judge(ran, {g: sealed[g][4] for g in group}, resources))
+                if grade_id not in judged and len(group) > 1:
+                    judged.update(self.judge(ran, {grade_id: sealed[grade_id][4]}, resources))
+            return judged.setdefault(grade_id, [])
+        return judge
+
+    def judge(self, ran, judgements, resources):
+        """{part: its probe's outputs} for the parts of `judgements` ({part: its probe with the course's
+        helpers in place}), run after the student's cells up to the last of them, in a kernel started for
+        this alone and thrown away: the student's code may keep the helpers there, but nothing of that
+        kernel is shown, stored or run again. {} if it failed."""
+        cells, at = [], {}
         for part, source in ran:
-            if part == grade_id:
-                cells.append(nbformat.v4.new_code_cell(judgement))
+            if part in judgements:
+                at[part] = len(cells)
+            cells.append(nbformat.v4.new_code_cell(judgements.get(part, source)))
+            if len(at) == len(judgements):
                 break
-            cells.append(nbformat.v4.new_code_cell(source))
         nb = nbformat.v4.new_notebook(cells=cells)
-        self.log.info("%s: %s is wrong as the notebook runs it: running the notebook again up to it, with the "
-                      "course's helpers, in a kernel of its own", resources["nbgrader"]["notebook"], grade_id)
+        notebook, parts = resources["nbgrader"]["notebook"], ", ".join(at)
+        self.log.info("%s: %s wrong as the notebook runs it: running the notebook again up to it, with the "
+                      "course's helpers, in a kernel of its own", notebook, parts)
         timeout = int(os.environ.get("COURSE_CELL_TIMEOUT") or 60)
         mode = parallel.kernel_mode(os.environ.get("COURSE_UNSANDBOXED") == "1")
         result = parallel.execute({"notebook": json.dumps(nb), "timeout": timeout,
                                    "notebook_timeout": 10 * timeout, "mode": mode})
         if "notebook" not in result:
             self.log.warning("%s: %s could not be judged with the course's helpers: %s",
-                             resources["nbgrader"]["notebook"], grade_id, result.get("error"))
-            return []
-        return nbformat.v4.reads(result["notebook"]).cells[-1].outputs
+                             notebook, parts, result.get("error"))
+            return {}
+        executed = nbformat.v4.reads(result["notebook"]).cells
+        return {part: executed[i].outputs for part, i in at.items()}
+
+
+def judgement_group(first, wrong, uses):
+    """The parts judged in one kernel with `first`, in notebook order: it, and each later part wrong as the
+    notebook runs it (`wrong`) whose course helpers (`uses`: {part: {(name, part it is graded in)}}) include
+    those of every part before it in the group. Whatever the student's code keeps of an earlier judgement
+    in that kernel, a later part is then given no course helper its own judgement does not give it anyway."""
+    if first not in wrong:
+        return [first]
+    group = [first]
+    for part in wrong[wrong.index(first) + 1:]:
+        if all(uses[before] <= uses[part] for before in group):
+            group.append(part)
+    return group
 
 
 class FeedbackStyle(CSSHTMLHeaderPreprocessor):

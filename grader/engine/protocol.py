@@ -657,19 +657,9 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
     and a `with_reference` in that kernel's own report is not read.
     """
     what = probe.what
-    reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
-    if len(reported) != 1:
-        errors = [o for o in outputs if o.get("output_type") == "error"]
-        timed_out = any("Timeout" in str(o.get("ename", "")) for o in errors)
-        why = ("it did not finish within the time limit" if timed_out else
-               "the probe could not report: did your code redefine display, print or the kernel's hooks?")
-        return Verdict(0.0, points, f"{what}: not graded, {why}", finding="reported")
-    try:
-        report = reported[0]["data"][MIME]
-        results = report["results"]
-        assert isinstance(results, list) and len(results) == len(cases)
-    except (KeyError, TypeError, AssertionError):
-        return Verdict(0.0, points, f"{what}: not graded, the probe's report is malformed", finding="reported")
+    results, unread = _results(cases, outputs)
+    if unread:
+        return Verdict(0.0, points, f"{what}: not graded, {unread}", finding="reported")
 
     got, reasons, changed, traces = _read(probe, cases, results)
     with_reference = None
@@ -705,6 +695,29 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
                                         f"{names} in place of yours: {yours} wrong on the inputs this part "
                                         "gives it (other shapes or sizes?)", v.mistake, "helper")
     return v
+
+
+def _results(cases, outputs):
+    """(the report's results, None), or (None, why the part's outputs hold no report that can be read)."""
+    reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
+    if len(reported) != 1:
+        errors = [o for o in outputs if o.get("output_type") == "error"]
+        if any("Timeout" in str(o.get("ename", "")) for o in errors):
+            return None, "it did not finish within the time limit"
+        return None, "the probe could not report: did your code redefine display, print or the kernel's hooks?"
+    try:
+        results = reported[0]["data"][MIME]["results"]
+        assert isinstance(results, list) and len(results) == len(cases)
+    except (KeyError, TypeError, AssertionError):
+        return None, "the probe's report is malformed"
+    return results, None
+
+
+def wrong_as_run(probe: Probe, cases: list, outputs: list) -> bool:
+    """Whether `verdict` will ask for the judgement run on these outputs: a report it can read, in which
+    some case is wrong. The grader judges all such parts of a notebook in as few kernels as it can."""
+    results, unread = _results(cases, outputs)
+    return not unread and not all(why is None for why in _read(probe, cases, results)[1])
 
 
 def _with_reference(judge, cases):
