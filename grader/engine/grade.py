@@ -48,8 +48,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import OverwriteCells
 from tqdm import tqdm
 
-from . import deadlines, parallel, report
-from .record import Recorders
+from . import deadlines, parallel, record, report
 from .build import ROOT, SOURCE, assignments as course_assignments
 from .intake import IntakeError, take_in
 from .sandbox_policy import RUNTIME_FOLDER, RUNTIME_VARIABLE
@@ -111,9 +110,9 @@ def create_gradebook(path):
 
 # `nbgrader`, minus 2.9 s of start-up: jsonschema compiles the grammars of its optional IRI
 # format checker (rfc3987_syntax, with lark) at import; nbformat's schema checks no IRI. And without
-# SQLAlchemy's autoflush notes on nbgrader's own gradebook code (three a student, in every log).
+# SQLAlchemy's autoflush notes on nbgrader's own gradebook code (record.AUTOFLUSH_NOTE).
 NBGRADER = ("import sys, warnings; sys.modules['rfc3987_syntax'] = None; sys.argv[0] = 'nbgrader'; "
-            "warnings.filterwarnings('ignore', message=r'Object of type <\\w+> not in session'); "
+            f"warnings.filterwarnings('ignore', message={record.AUTOFLUSH_NOTE!r}); "
             "from nbgrader.apps.nbgraderapp import main; sys.exit(main())")
 
 
@@ -156,9 +155,9 @@ def ensure_released(course, assignment, duedate=None, release=None):
     last released it, so that a fixed test or a changed score is what grading uses. Its due date (from
     deadlines.toml; None: no due date) every time. release(assignment) -> exit code runs nbgrader's
     generate_assignment (default: the command; grading's recording processes run it in-process)."""
-    record = course / RELEASED
+    digests_file = course / RELEASED
     try:
-        digests = json.loads(record.read_text()) if record.exists() else {}
+        digests = json.loads(digests_file.read_text()) if digests_file.exists() else {}
     except (OSError, ValueError):
         digests = {}  # unreadable: every assignment is released again, which is always right
     digest = source_digest(assignment)
@@ -175,10 +174,10 @@ def ensure_released(course, assignment, duedate=None, release=None):
                                f"(a notebook added or removed after students were graded?): see "
                                f"{course / 'logs' / ('generate_assignment_' + assignment + '.log')}")
         try:  # read again: assignments are released one after another, and each adds its own
-            digests = json.loads(record.read_text()) if record.exists() else {}
+            digests = json.loads(digests_file.read_text()) if digests_file.exists() else {}
         except (OSError, ValueError):
             digests = {}
-        record.write_text(json.dumps({**digests, assignment: digest}, indent=1, sort_keys=True) + "\n")
+        digests_file.write_text(json.dumps({**digests, assignment: digest}, indent=1, sort_keys=True) + "\n")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.update_or_create_assignment(assignment, duedate=duedate)
 
@@ -603,9 +602,9 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
     # nbgrader's autograde records an assignment as soon as its notebooks are done, beside the running ones,
     # in recording processes that last the run (a second starts only while the first is busy); they
     # release the assignments into the gradebook first.
-    recorder = Recorders(course, env, processes=min(len(assignments), os.cpu_count() or 1) or 1)
+    recorder = record.Recorders(course, env, processes=min(len(assignments), os.cpu_count() or 1) or 1)
 
-    def record(assignment):
+    def start_recording(assignment):
         recording.append((assignment, recorder.submit(assignment, students)))
 
     def dispatch():
@@ -638,7 +637,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 count["done"] += 1
                 remaining[assignment] -= 1
                 if remaining[assignment] == 0 and assignment in planned:
-                    record(assignment)
+                    start_recording(assignment)
         dispatch()
         shown.update(done=count["done"], total=count["run"])
 
@@ -682,7 +681,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                 collect(0)  # a slot freed while planning gets its next notebook now
             planned.add(assignment)
             if not remaining[assignment]:
-                record(assignment)
+                start_recording(assignment)
         say(f"grade: {count['run']} notebooks to run, {reused} already run with the same cells, "
             f"{unreadable} unreadable (graded by nbgrader alone)")
         if count["run"]:

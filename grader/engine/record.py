@@ -20,6 +20,9 @@ import traceback
 import warnings
 
 PROCESS_NAME = "course-record"
+# SQLAlchemy's autoflush notes on nbgrader's own gradebook code (three a student, in every log); the
+# nbgrader command (grade.NBGRADER) leaves them out too
+AUTOFLUSH_NOTE = r"Object of type <\w+> not in session"
 
 
 def _start(course, env):
@@ -31,8 +34,7 @@ def _start(course, env):
             f.write(PROCESS_NAME)
     except OSError:
         pass
-    # SQLAlchemy's autoflush notes on nbgrader's own gradebook code (three a student, in every log)
-    warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session")
+    warnings.filterwarnings("ignore", message=AUTOFLUSH_NOTE)
 
 
 def run_app(app_class, argv, log):
@@ -60,7 +62,7 @@ def run_app(app_class, argv, log):
         os.close(saved[0]), os.close(saved[1])
 
 
-def autograde(assignment, students, log):
+def record_grades(assignment, students, log):
     """`nbgrader autograde ASSIGNMENT --force` for every student in submitted/ (students None) or for these only
     (one run each: nbgrader's --student takes one id); 0 or 1."""
     from nbgrader.apps.autogradeapp import AutogradeApp
@@ -88,7 +90,7 @@ class Recorders:
 
     def submit(self, assignment, students=None):
         log = str(self.course / "logs" / f"autograde_{assignment}.log")
-        return self.executor.submit(autograde, assignment, sorted(students) if students else None, log)
+        return self.executor.submit(record_grades, assignment, sorted(students) if students else None, log)
 
     def release(self, assignment):
         """Future of `nbgrader generate_assignment`'s exit code, run the same way."""
