@@ -154,6 +154,28 @@ def test_results_that_are_not_arrays_are_refused(obj, words):
         protocol.decode_result(obj)
 
 
+def test_a_probe_left_unmarked_ends_in_one_line_of_error_that_nbgrader_scores_zero():
+    """A probe whose outputs no grader replaced fails closed, and IPython shows its error as its message alone:
+    not a traceback quoting the probe's long request line (which cost a few hundredths of a second a probe)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    shell = InteractiveShell()
+    shell.user_ns.update(kernel_with(RIGHT))
+    cases = SELF_ATTENTION.cases(np.random.default_rng(0))
+    with capture_output() as shown:
+        result = shell.run_cell(protocol.probe_source(SELF_ATTENTION, cases))
+    error = result.error_in_exec
+    assert isinstance(error, RuntimeError) and "awaiting the grader" in str(error)
+    report, _, error_shown = shown.stdout.strip().rpartition("\n")
+    assert protocol.MIME in report and "'ok': True" in report  # (a terminal shell prints the report)
+    assert error_shown == "sealed probe: awaiting the grader's verdict"
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output("error", ename=type(error).__name__, evalue=str(error),
+                                           traceback=[error_shown])]
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 3, "grade_id": "t"}
+    assert determine_grade(cell) == (0, 3.0)
+
+
 def test_nbgrader_scores_the_verdict_outputs_as_intended():
     for score, expected in ((3.0, 3.0), (0.0, 0.0), (1.5, 1.5)):
         outputs = protocol.verdict_outputs(protocol.Verdict(score, 3.0, "message"))
