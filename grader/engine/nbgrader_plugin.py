@@ -24,6 +24,7 @@ import json
 import os
 import secrets
 import traceback
+from typing import NamedTuple, Optional
 from urllib.parse import urlparse
 
 import jsonschema
@@ -148,6 +149,15 @@ def syntax_errors(nb):
     return broken
 
 
+class Sealed(NamedTuple):
+    """What InjectProbes leaves SealVerdicts of one probed part (resources["sealed_probes"][grade_id])."""
+    probe: protocol.Probe
+    cases: list            # the inputs drawn for this grading
+    shown: str             # the test cell as the student sees it (hidden tests removed)
+    source: str            # the probe the student's kernel runs
+    judgement: Optional[str]  # the probe with the course's helpers in place (judging a part wrong as run), or None
+
+
 class InjectProbes(NbGraderPreprocessor):
     """Replace each probed test cell's source by a probe carrying inputs drawn now."""
 
@@ -187,7 +197,7 @@ class InjectProbes(NbGraderPreprocessor):
             shown = visible_source(cell)
             cell.source = protocol.probe_source(probe, cases, cell_source, shown=shown)  # never the course's helpers
             judgement = protocol.probe_source(probe, cases, cell_source, swap) if swap else None
-            sealed[grade_id] = (probe, cases, shown, cell.source, judgement)
+            sealed[grade_id] = Sealed(probe, cases, shown, cell.source, judgement)
         return nb, resources
 
 
@@ -240,21 +250,21 @@ class SealVerdicts(NbGraderPreprocessor):
         wrong = []  # in notebook order
         for cell in nb.cells:
             if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in sealed:
-                probe, cases, _, _, judgement = sealed[cell.metadata.nbgrader["grade_id"]]
+                part = sealed[cell.metadata.nbgrader["grade_id"]]
                 try:
-                    if judgement and protocol.wrong_as_run(probe, cases, cell.outputs):
+                    if part.judgement and protocol.wrong_as_run(part.probe, part.cases, cell.outputs):
                         wrong.append(cell.metadata.nbgrader["grade_id"])
                 except Exception:  # a report that cannot be read: its part is judged alone, if at all
                     pass
-        uses = {g: set(sealed[g][0].uses.items()) for g in wrong}
+        uses = {g: set(sealed[g].probe.uses.items()) for g in wrong}
         judged = {}
 
         def judge(grade_id):
             if grade_id not in judged:
                 group = judgement_group(grade_id, [g for g in wrong if g not in judged], uses)
-                judged.update(self.judge(ran, {g: sealed[g][4] for g in group}, resources))
+                judged.update(self.judge(ran, {g: sealed[g].judgement for g in group}, resources))
                 if grade_id not in judged and len(group) > 1:
-                    judged.update(self.judge(ran, {grade_id: sealed[grade_id][4]}, resources))
+                    judged.update(self.judge(ran, {grade_id: sealed[grade_id].judgement}, resources))
             return judged.setdefault(grade_id, [])
         return judge
 
