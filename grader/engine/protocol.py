@@ -415,8 +415,8 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
     The error is there so that a cell whose outputs were not replaced by
     `verdict_outputs` (a grader that is not wired in) scores zero, never full marks. It shows as its
     message alone (`_render_traceback_`, as CheckFailed does): IPython's traceback would quote and colour
-    the cell's lines around it, the request's one long line among them: 0.03 to 0.08 CPU-s a probe for
-    text no one reads (issue 30).
+    the cell's lines around it, the request's one long line among them: 0.02 to 0.08 CPU-s more a probe
+    (benchmarks/README.md), for text no one reads.
     """
     from IPython.core.inputtransformer2 import TransformerManager
     if probe.program:
