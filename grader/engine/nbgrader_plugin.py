@@ -154,7 +154,6 @@ class Sealed(NamedTuple):
     probe: protocol.Probe
     cases: list            # the inputs drawn for this grading
     shown: str             # the test cell as the student sees it (hidden tests removed)
-    source: str            # the probe the student's kernel runs
     judgement: Optional[str]  # the probe with the course's helpers in place (judging a part wrong as run), or None
 
 
@@ -197,7 +196,7 @@ class InjectProbes(NbGraderPreprocessor):
             shown = visible_source(cell)
             cell.source = protocol.probe_source(probe, cases, cell_source, shown=shown)  # never the course's helpers
             judgement = protocol.probe_source(probe, cases, cell_source, swap) if swap else None
-            sealed[grade_id] = Sealed(probe, cases, shown, cell.source, judgement)
+            sealed[grade_id] = Sealed(probe, cases, shown, judgement)
         return nb, resources
 
 
@@ -216,7 +215,7 @@ class SealVerdicts(NbGraderPreprocessor):
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
-            probe, cases, shown, _, judgement = sealed[grade_id]
+            probe, cases, shown, judgement = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
             try:
