@@ -533,11 +533,11 @@ def test_a_part_whose_function_is_in_a_cell_with_a_syntax_error_is_told_that_and
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import numpy as np"),
                                          nbformat.v4.new_code_cell("def softmax_cols(a):\n  def broken(:\n  return a\n"),
                                          nbformat.v4.new_code_cell("%matplotlib inline\nX_other = 1")])
-    broken = syntax_errors(nb)
+    broken = syntax_errors([c.source for c in nb.cells])
     assert set(broken) == {"softmax_cols"} and "line 2" in broken["softmax_cols"]  # module-level names only
     kernel = {"np": np}  # the cell never ran: softmax_cols is not defined
     cases, outputs = run_probe(SOFTMAX_COLS, kernel, monkeypatch=monkeypatch)
-    v = verdict(SOFTMAX_COLS, cases, outputs, 2, broken=broken)
+    v = verdict(SOFTMAX_COLS, cases, outputs, 2, broken=lambda: broken)
     assert v.score == 0 and v.finding == "syntax" and "a syntax error on line 2" in v.message
     assert "take sizes" not in v.message  # nothing else
     assert verdict(SOFTMAX_COLS, cases, outputs, 2).finding != "syntax"
@@ -673,3 +673,44 @@ def test_a_fixed_size_is_suspected_only_from_two_right_inputs_of_different_sizes
     assert "Right on the smaller inputs" in _sizes_finding(cases, got, [None, None, "wrong", "wrong"])
     assert _sizes_finding(cases, got, [None, "wrong", "wrong", "wrong"]) is None
     assert _sizes_finding(cases, got, [None, None, "wrong", None]) is None
+
+
+def test_the_graders_allclose_and_same_agree_with_numpy_and_the_notebooks_checks():
+    """diagnose.allclose is np.allclose, and the course's `same` is the notebooks' own `_same`, on every kind of
+    pair a verdict compares: equal, off by about the tolerance either way, far off, nan and inf in the same and
+    in other places, integers, float32, singleton axes, other shapes."""
+    import grader.course as course
+    from grader.course.shared import notebook_checks
+    from grader.engine.diagnose import allclose
+    rng = np.random.default_rng(0)
+    agreed = {True: 0, False: 0}
+    for n in range(3000):
+        shape = [(4,), (3, 5), (2, 3, 4), (1, 6), ()][n % 5]
+        b = rng.normal(size=shape) * 10.0 ** rng.integers(-8, 4)
+        kind = n % 7
+        if kind == 0:
+            a = b.copy()
+        elif kind == 1:  # within or beyond the tolerance, entry by entry
+            a = b + (course.ATOL + course.RTOL * np.abs(b)) * rng.uniform(0.5, 1.5, size=np.shape(b))
+        elif kind == 2:  # well within, but for one entry at the tolerance's very edge (which side is |b|'s?)
+            a = b + (course.ATOL + course.RTOL * np.abs(b)) * 0.5
+            i = rng.integers(b.size)
+            a.flat[i] = b.flat[i] + (course.ATOL + course.RTOL * abs(b.flat[i])) * (1 + rng.uniform(-2e-4, 2e-4))
+        elif kind == 3:
+            a = rng.normal(size=shape)
+        elif kind == 4 and np.ndim(b):  # nan or inf, in b's places or others
+            a, b = b.copy(), b.copy()
+            for x in (a, b):
+                x.flat[rng.integers(x.size)] = rng.choice([np.nan, np.inf, -np.inf])
+        elif kind == 5:
+            a, b = np.round(b).astype(int), np.round(b + rng.integers(0, 2, size=np.shape(b))).astype(int)
+        else:
+            a, b = b.astype(np.float32), (b + 1e-6 * rng.normal(size=np.shape(b))).astype(np.float32)
+        a, b = np.asarray(a), np.asarray(b)
+        expected = bool(np.allclose(a, b, rtol=course.RTOL, atol=course.ATOL))
+        assert allclose(a, b, course.RTOL, course.ATOL) == expected, (a, b)
+        a_ = a.reshape((1,) + a.shape) if n % 2 else a  # a singleton axis the checks drop
+        assert course.same(a_, b) == bool(notebook_checks._same(a_, b)), (a_, b)
+        assert course.same(a.ravel()[:1], b) == bool(notebook_checks._same(a.ravel()[:1], b))  # other shapes
+        agreed[expected] += 1
+    assert min(agreed.values()) > 500  # both answers were asked for, many times

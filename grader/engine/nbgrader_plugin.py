@@ -129,20 +129,20 @@ def untouched_parts(nb, resources):
 
 
 
-def syntax_errors(nb):
-    """{name: where} for the names that code cells which do not compile would define (def, class, or an
-    assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
+def syntax_errors(sources):
+    """{name: where} for the names that code cells (their `sources`) which do not compile would define (def,
+    class, or an assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
     import re
     from IPython.core.inputtransformer2 import TransformerManager
     broken = {}
-    for cell in nb.cells:
-        if cell.cell_type != "code" or cell.source.startswith(protocol.PROBE_HEADER):
+    for source in sources:
+        if source.startswith(protocol.PROBE_HEADER):
             continue
         try:
-            compile(TransformerManager().transform_cell(cell.source), "<cell>", "exec")
+            compile(TransformerManager().transform_cell(source), "<cell>", "exec")
         except SyntaxError as e:
             where = f"a syntax error on line {e.lineno} ({e.msg})" if e.lineno else f"a syntax error ({e.msg})"
-            for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", cell.source, re.M):
+            for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
                 broken.setdefault(name[0] or name[1], where)
         except (ValueError, RecursionError, MemoryError):
             continue
@@ -209,7 +209,8 @@ class SealVerdicts(NbGraderPreprocessor):
         done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
         ran = [(c.metadata.nbgrader["grade_id"] if is_test_cell(c) and c.metadata.nbgrader["grade_id"] in sealed
                 else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
-        broken = syntax_errors(nb)
+        # (looked for only when a part lost marks: compiling every cell costs more than most verdicts)
+        broken = functools.cache(functools.partial(syntax_errors, [source for _, source in ran]))
         judge = self.judgements(nb, ran, sealed, resources)
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:

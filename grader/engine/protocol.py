@@ -632,18 +632,19 @@ def _quotable(error):
 
 
 def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
-            judge: Callable[[], list] = None, broken: dict = None) -> Verdict:
-    """See _verdict; `broken` is {name: where}: names that cells which did not compile (a syntax error)
-    would have defined, and where the error is. A part that failed because one of them is not defined
-    is told that, and nothing else."""
+            judge: Callable[[], list] = None, broken: Callable[[], dict] = None) -> Verdict:
+    """See _verdict; `broken()` is {name: where}: names that cells which did not compile (a syntax error)
+    would have defined, and where the error is (asked for only when the part lost marks). A part that
+    failed because one of them is not defined is told that, and nothing else."""
     v = _verdict(probe, cases, outputs, points, helpers, judge)
-    if broken and v.score < points:
+    names = broken() if broken and v.score < points else {}
+    if names:
         import re
         found = re.findall(r"name '(\w+)' is not defined|it uses the name (\w+), which is not defined", v.message)
-        missing = [a or b for a, b in found if (a or b) in broken]
+        missing = [a or b for a, b in found if (a or b) in names]
         if missing:
             return Verdict(v.score, points, f"{probe.what}: not run, because {missing[0]} is not defined: the cell "
-                                            f"that defines it did not run, {broken[missing[0]]}. Correct that "
+                                            f"that defines it did not run, {names[missing[0]]}. Correct that "
                                             "line and run the cell again.", finding="syntax")
     return v
 

@@ -13,6 +13,7 @@ shape, what a structural finding (diagnose.same_shape) says of it against the ri
 is a fact about the student's arrays; nothing here scores.
 """
 import contextlib
+import functools
 import itertools
 import re
 
@@ -42,7 +43,7 @@ def holds(a, want, reshape=True):
     trace stacked into one array (its name ends "[:]") is not reshaped: the student never made that array,
     and a list of heads stacked and reshaped is the heads stacked right whatever the student's stacking did."""
     want = np.asarray(want, dtype=np.float64)
-    if (want.size < 2 and np.size(a) != 1) or not np.all(np.isfinite(want)) or not np.all(np.isfinite(a)):
+    if (want.size < 2 and np.size(a) != 1) or not np.isfinite(want).all() or not np.isfinite(a).all():
         return False  # a single number (a count's part) is held only by a single number
     return any(bool(course().same(f, want)) for f in _forms(a, want, reshape))
 
@@ -704,7 +705,7 @@ def _candidates(i, want, steps, values, inputs):
         if _few(value):
             continue
         k = next(_forms(value, want), None)
-        if k is None or not np.all(np.isfinite(k)) or float(np.max(np.abs(k))) <= 1e-6 * max(scale, 1.0):
+        if k is None or not np.isfinite(k).all() or float(np.max(np.abs(k))) <= 1e-6 * max(scale, 1.0):
             continue
         if bool(same(k, want)):  # a value equal to the right one explains nothing
             continue
@@ -772,7 +773,13 @@ def _entries(x, size):
     flat = np.ravel(np.asarray(x, dtype=np.float64))
     if flat.size != size or size == 0:
         return None
-    return flat[np.unique(np.linspace(0, size - 1, ENTRIES).astype(int))]
+    return flat[_positions(size)]
+
+
+@functools.lru_cache(maxsize=None)
+def _positions(size):
+    """The positions `_entries` takes of `size` numbers (made once a size: it is asked for every array)."""
+    return np.unique(np.linspace(0, size - 1, ENTRIES).astype(int))
 
 
 def _may_hold(y, made):
