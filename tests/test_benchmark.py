@@ -203,3 +203,29 @@ def test_cpu_by_process_counts_what_a_process_burns_after_it_starts_watching():
     assert cpu.own() == pytest.approx(sum(totals.values()))
     assert cpu.peak > 2**20  # this process's memory at least
     assert "all of this run" in cpu.table(notebooks=1, wall=1.0)
+
+
+def test_the_verdicts_benchmark_marks_the_graded_course_again_as_grading_marked_it(runs, tmp_path, capsys, monkeypatch):
+    """benchmarks/verdicts.py marks the parallel run's course again from its executed notebooks: every part it
+    marks without a judgement run (a part that calls no other graded part) gets the score the gradebook holds."""
+    import json
+
+    from benchmarks.verdicts import main as verdicts
+    from grader.course import PROBES
+    fast, _ = runs
+    monkeypatch.setenv(SEED_VARIABLE, "20261123")
+    assert verdicts([str(fast.course), "--out", str(tmp_path / "verdicts.json")]) == 0
+    printed = capsys.readouterr().out
+    assert "verdicts CPU-s a nb" in printed and f"{A:32}" in printed
+    marked = json.loads((tmp_path / "verdicts.json").read_text())
+    recorded = scores(fast.rows)
+    compared = 0
+    for key, v in marked.items():
+        student, assignment, part = key.split("/")
+        if not PROBES[assignment][part].uses:
+            assert v["score"] == recorded[(student, assignment, part)][0], key
+            compared += 1
+    assert compared >= 6 and any(v["score"] < v["points"] for v in marked.values())  # wrong ones among them
+    with pytest.raises(SystemExit):  # a folder that is no graded course: said, not a traceback
+        verdicts([str(tmp_path)])
+    assert "no executed/ and autograded/" in capsys.readouterr().err
