@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from grader.course import PROBES
 from grader.engine import protocol
 from grader.engine.protocol import BOOK_ONLY, HARD_CODED, MIME, compare, verdict
+from grader.course.shared.cases import same_result as _same
 from tests.sample_class import STUDENTS
 
 PARTS = [(notebook, grade_id) for notebook, probes in PROBES.items() for grade_id, probe in probes.items()
@@ -96,3 +97,34 @@ def test_fresh_cases_tell_the_mistakes_apart(notebook, grade_id):
                 told = any(protocol._mistaken(b, c.inputs) is not protocol.NotAbout
                            and _differ(_predicted(a, probe, c), _predicted(b, probe, c), probe.exact_shape) for c in cases)
                 assert told, f"seed {seed}: '{a.name}' and '{b.name}' give the same results on every case drawn"
+
+
+CALLERS = [(notebook, grade_id) for notebook, probes in PROBES.items() for grade_id, probe in probes.items()
+           if probe.reference_with is not None]
+
+
+def test_some_part_draws_its_cases_for_the_mistakes_of_the_helpers_it_calls():
+    """Not vacuous: notebook 10's learn_merges and encode call count_pairs and merge_pair, whose mistakes are
+    written as functions."""
+    assert {("10_byte_pair_encoding", "test_learn_merges"), ("10_byte_pair_encoding", "test_encode")} <= set(CALLERS)
+    for notebook, grade_id in CALLERS:
+        probe = PROBES[notebook][grade_id]
+        assert probe.uses and all(m.function for part in probe.uses.values() for m in PROBES[notebook][part].mistakes)
+
+
+@pytest.mark.parametrize("notebook, grade_id", CALLERS)
+def test_fresh_cases_show_each_mistake_of_the_helpers_a_part_calls(notebook, grade_id):
+    """A student whose helper has a catalogued mistake is told, on every draw, that the part calling it is right
+    once the helper is fixed: some fresh case's result changes with that helper in place of the course's. Without
+    this, about one draw in a hundred of 10's learn_merges learned the same merges with a count_pairs that counts
+    an overlapping pair once, and the verdict said only "right"."""
+    probe = PROBES[notebook][grade_id]
+    for seed in range(60):
+        cases = probe.cases(np.random.default_rng(seed))
+        for c in cases:  # with no helper swapped, reference_with is the reference
+            assert _same(probe.reference_with(c.inputs, {}), probe.reference(c.inputs))
+        fresh = [c.inputs for c in cases if c.label == "fresh"]
+        for name, part in probe.uses.items():
+            for m in PROBES[notebook][part].mistakes:
+                assert any(not _same(probe.reference_with(i, {name: m.function}), probe.reference(i)) for i in fresh), \
+                    f"seed {seed}: {name} with '{m.name}' gives {probe.what} the right result on every fresh case"

@@ -74,6 +74,10 @@ class Mistake:
     message: str
     compute: Callable[[dict], Any] = None   # the mistaken result on these inputs
     raises: str = ""                        # or: words of the error the mistake raises
+    # The mistake as a wrong version of the part's own function (same arguments, same kind of result): a part
+    # that calls this one (Probe.uses) draws its fresh inputs so that this helper changes its result
+    # (Probe.reference_with), and a student with this helper is then told that part is right once it is fixed.
+    function: Callable = None
 
     @property
     def said(self):
@@ -153,6 +157,10 @@ class Probe:
     # Source defining this part's function as the course writes it, put in place of the student's
     # when another part that calls it is graded.
     kernel_reference: str = ""
+    # For a part with `uses`: reference_with(inputs, {kernel name: function}) is the reference computed with
+    # those functions in place of the course's helpers (reference_with(inputs, {}) == reference(inputs)).
+    # Its fresh cases can then be drawn so that each helper mistake with a `Mistake.function` shows through.
+    reference_with: Callable[[dict, dict], Any] = None
     # Views that undo what the grader knows (the output projection, the values), for structural
     # findings when the result itself shows nothing simple: (words, view(inputs, result), axes); grader/course/shared/views.py has examples.
     views: tuple = ()

@@ -23,14 +23,22 @@ def merges_of(i):
 
 # ---------------------------------------------------------------- count_pairs
 
-def _counted(i, per_word):
-    """count_pairs with each word's pairs counted by per_word(word) -> {pair: count}, times its frequency."""
-    corpus = corpus_of(i)
-    counts = {}
-    for word, freq in corpus.items():
-        for pair, n in per_word(word).items():
-            counts[pair] = counts.get(pair, 0) + n * freq
-    return ref.pair_table(counts, corpus)
+def _counting(per_word):
+    """A wrong count_pairs(corpus) -> counts: each word's pairs counted by per_word(word) -> {pair: count},
+    times its frequency."""
+    def count_pairs(corpus):
+        counts = {}
+        for word, freq in corpus.items():
+            for pair, n in per_word(word).items():
+                counts[pair] = counts.get(pair, 0) + n * freq
+        return counts
+    return count_pairs
+
+
+def _count_mistake(name, message, count_pairs):
+    """A count_pairs mistake from its wrong function: its result is that function's, as the probe reports it."""
+    return Mistake(name, message, lambda i: ref.pair_table(count_pairs(corpus_of(i)), corpus_of(i)),
+                   function=count_pairs)
 
 
 def _nonoverlapping(word):
@@ -48,28 +56,23 @@ def _nonoverlapping(word):
     return out
 
 
-def _frequency_ignored(i):
-    corpus = corpus_of(i)
-    return ref.pair_table(ref.count_pairs({w: 1 for w in corpus}), corpus)
-
-
-OVERLAPS_COUNTED_ONCE = Mistake(
+OVERLAPS_COUNTED_ONCE = _count_mistake(
     "overlapping pairs counted once",
     "in (\"a\", \"a\", \"a\") the pair (\"a\", \"a\") stands at two positions, and both count: look at every "
     "position k and count (word[k], word[k + 1]), as zip(word[:-1], word[1:]) does, with no skipping",
-    lambda i: _counted(i, _nonoverlapping))
+    _counting(_nonoverlapping))
 
-ONCE_PER_WORD = Mistake(
+ONCE_PER_WORD = _count_mistake(
     "a pair counted once per word",
     "a pair that occurs twice in a word counts twice (times the word's frequency): count every position, "
     "not each distinct pair of the word once (a set of the word's pairs loses the repeats)",
-    lambda i: _counted(i, lambda word: {p: 1 for p in zip(word[:-1], word[1:])}))
+    _counting(lambda word: {p: 1 for p in zip(word[:-1], word[1:])}))
 
-FREQUENCY_IGNORED = Mistake(
+FREQUENCY_IGNORED = _count_mistake(
     "frequencies ignored",
     "each word stands for all its occurrences in the text: add the word's frequency for each of its pairs, "
     "not 1",
-    _frequency_ignored)
+    lambda corpus: ref.count_pairs({w: 1 for w in corpus}))
 
 COUNT_PAIRS = [OVERLAPS_COUNTED_ONCE, ONCE_PER_WORD, FREQUENCY_IGNORED]
 
@@ -114,39 +117,48 @@ def _merge_by_replace(symbols, pair):
     return tuple(" ".join(symbols).replace(" ".join(pair), "".join(pair)).split(" "))
 
 
-def _merged(i, merge):
-    corpus = corpus_of(i)
-    out = {}
-    for word, freq in corpus.items():
-        new = merge(word, tuple(i["pair"]))
-        out[new] = out.get(new, 0) + freq
-    return ref.segment_lengths(out, corpus)
+def _merging(merge):
+    """A wrong merge_pair(corpus, pair) -> corpus: each word merged by merge(symbols, pair)."""
+    def merge_pair(corpus, pair):
+        out = {}
+        for word, freq in corpus.items():
+            new = merge(word, tuple(pair))
+            out[new] = out.get(new, 0) + freq
+        return out
+    return merge_pair
 
 
-MERGED_ONCE_PER_WORD = Mistake(
+def _merge_mistake(name, message, merge):
+    """A merge_pair mistake from its wrong way of merging one word: its result as the probe reports it."""
+    merge_pair = _merging(merge)
+    return Mistake(name, message, lambda i: ref.segment_lengths(merge_pair(corpus_of(i), i["pair"]), corpus_of(i)),
+                   function=merge_pair)
+
+
+MERGED_ONCE_PER_WORD = _merge_mistake(
     "merged once per word",
     "only the first occurrence of the pair in each word was merged: go on along the word after a merge, so "
     "that every occurrence is merged (left to right, without overlaps)",
-    lambda i: _merged(i, _merge_first_only))
+    _merge_first_only)
 
-SECOND_SYMBOL_KEPT = Mistake(
+SECOND_SYMBOL_KEPT = _merge_mistake(
     "the pair's second symbol kept",
     "after merging word[k] and word[k + 1] the loop moved on by one, so word[k + 1] was used again: move on by "
     "two after a merge, by one otherwise",
-    lambda i: _merged(i, _merge_step_of_one))
+    _merge_step_of_one)
 
-MERGED_FROM_THE_RIGHT = Mistake(
+MERGED_FROM_THE_RIGHT = _merge_mistake(
     "merged from the right",
     "where occurrences overlap, as in (\"a\", \"a\", \"a\"), merging starts from the left: (\"aa\", \"a\"), not "
     "(\"a\", \"aa\"): walk the word from its first symbol",
-    lambda i: _merged(i, _merge_from_the_right))
+    _merge_from_the_right)
 
-MERGED_BY_STRING_REPLACE = Mistake(
+MERGED_BY_STRING_REPLACE = _merge_mistake(
     "merged by string replace",
     "replacing \"a b\" by \"ab\" in the word written out with spaces also matches where \"a\" is the end of a "
     "longer symbol or \"b\" the start of one (\"xa b\" becomes \"xab\"): compare whole symbols, "
     "word[k] == pair[0] and word[k + 1] == pair[1]",
-    lambda i: _merged(i, _merge_by_replace))
+    _merge_by_replace)
 
 MERGE_PAIR = [MERGED_ONCE_PER_WORD, SECOND_SYMBOL_KEPT, MERGED_FROM_THE_RIGHT, MERGED_BY_STRING_REPLACE]
 

@@ -16,8 +16,9 @@ NP = "__import__('numpy')"
 CORPUS = "{tuple(w): f for w, f in zip(words, freqs)}"  # a probe cannot pass a dict: the call builds it
 
 
-_same, _results, _every_mistake_shows = (shared_cases.same_result, shared_cases.results_of,
-                                         shared_cases.every_mistake_shows)
+_same, _results, _every_mistake_shows, _helper_mistakes_show = (
+    shared_cases.same_result, shared_cases.results_of, shared_cases.every_mistake_shows,
+    shared_cases.helper_mistakes_show)
 
 
 def _told_apart(probe, inputs_list):
@@ -28,14 +29,17 @@ def _told_apart(probe, inputs_list):
 
 
 def _fresh(rng, probe, draw):
-    """N_FRESH fresh cases, each wrong for every mistake, and together telling every two mistakes apart."""
+    """N_FRESH fresh cases, each wrong for every mistake, and together telling every two mistakes apart and
+    showing each mistake of the helpers the part calls (a corpus where no pair overlaps itself learns the same
+    merges with a count_pairs that counts overlapping pairs once)."""
     while True:
         drawn = []
         while len(drawn) < N_FRESH:
             inputs, about = draw(rng)
             if _every_mistake_shows(probe, inputs):
                 drawn.append((inputs, about))
-        if _told_apart(probe, [i for i, _ in drawn]):
+        inputs = [i for i, _ in drawn]
+        if _told_apart(probe, inputs) and _helper_mistakes_show(probe, PROBES, inputs):
             return [Case("fresh", i, about=about) for i, about in drawn]
 
 
@@ -193,6 +197,8 @@ PROBES = {
              f"for a, b in learn_merges({CORPUS}, num_merges)]",
         cases=_learn_cases,
         reference=lambda i: ref.merge_codes(ref.learn_merges(_corpus(i), int(i["num_merges"]))),
+        reference_with=lambda i, helpers: ref.merge_codes(
+            ref.learn_merges(_corpus(i), int(i["num_merges"]), **helpers)),
         mistakes=mistakes.LEARN_MERGES,
         readings=(readings.learned,),  # the numbers read back as what the code made
         uses={"count_pairs": "test_count_pairs", "merge_pair": "test_merge_pair"},
@@ -203,6 +209,8 @@ PROBES = {
              "dtype=float)",
         cases=_encode_cases,
         reference=lambda i: np.array(ref.encode(i["text"], mistakes.merges_of(i), mistakes.vocab_of(i)), dtype=float),
+        reference_with=lambda i, helpers: np.array(
+            ref.encode(i["text"], mistakes.merges_of(i), mistakes.vocab_of(i), **helpers), dtype=float),
         mistakes=mistakes.ENCODE,
         readings=(readings.encoded,),  # the numbers read back as what the code made
         uses={"merge_pair": "test_merge_pair"},  # an encode that merges with merge_pair

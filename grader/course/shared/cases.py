@@ -77,3 +77,20 @@ def every_mistake_shows(probe, inputs):
     """Whether each catalogued mistake of `probe` gives a wrong result on these inputs."""
     right, *wrong = results_of(probe, inputs)
     return not any(same_result(right, w) for w in wrong)
+
+
+def helper_mistakes_show(probe, probes, inputs_list):
+    """Whether each catalogued mistake of the parts `probe` calls (Probe.uses) that is written as a function
+    (Mistake.function), put in place of the course's helper, changes `probe`'s result on one of these inputs.
+    A student whose helper has that mistake is then told this part is right once the helper is fixed, on
+    every draw, not on some draws only (10's learn_merges calls count_pairs: a pair counted once where it
+    overlaps itself changes the merges learned from some corpora only)."""
+    if probe.reference_with is None:
+        return True
+    for name, part in probe.uses.items():
+        for mistake in probes[part].mistakes:
+            if mistake.function is not None and all(
+                    same_result(probe.reference(i), probe.reference_with(i, {name: mistake.function}))
+                    for i in inputs_list):
+                return False
+    return True
