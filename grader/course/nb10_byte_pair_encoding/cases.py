@@ -3,8 +3,6 @@
 A probe cannot pass a dict: a corpus travels as its words (lists of symbols) and their frequencies, merges as
 lists of two symbols, a vocabulary as its list of tokens in id order.
 """
-import numpy as np
-
 from . import reference as ref
 
 # The example of Sennrich, Haddow and Birch (2016), Algorithm 1: four words and their frequencies.
