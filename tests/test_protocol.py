@@ -327,6 +327,37 @@ def test_a_part_with_its_own_mistake_and_a_wrong_helper_is_marked_on_its_own_mis
     assert v.score == 0 and v.mistake == "no scaling" and "in place of yours" in v.message
 
 
+def test_no_judgement_run_for_a_part_whose_own_catalogued_mistake_explains_it_when_its_helpers_are_right(monkeypatch):
+    """A judgement run (a kernel of its own, the notebook run again) cannot change the score of a part whose
+    helpers earned their marks; when a catalogued mistake of the part gives its results, it is not asked for,
+    and the verdict is the one the judgement would have given. Otherwise it still is."""
+    cols_softmax = "def softmax_cols(a):\n  e = np.exp(a - a.max(axis=0))\n  return e / e.sum(axis=0)\n"
+    for body, named in ((SCALED_RIGHT.replace(" / np.sqrt(Q.shape[0])", ""), "no scaling"),
+                        (SCALED_RIGHT.replace("np.sqrt(Q.shape[0])", "(1.5 * Q.shape[0])"), None)):
+        kernel = {"np": np}
+        exec("import numpy as np\n" + cols_softmax + body, kernel)
+        helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+        assert helper[1].score == helper[1].points
+        cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+        asked = []
+        v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, lambda: asked.append(1) or judge())
+        assert v.score == 0 and v.mistake == named and asked == ([] if named else [1]), v.message
+        with monkeypatch.context() as m:  # the judgement asked for anyway, as before
+            m.setattr(protocol, "_own_mistake", lambda *a: False)
+            asked_anyway = []
+            judged = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper},
+                             lambda: asked_anyway.append(1) or judge())
+        assert asked_anyway == [1]
+        assert (judged.score, judged.message, judged.mistake) == (v.score, v.message, v.mistake)
+    # A wrong helper: asked for, whatever the part's results look like (see the test above this one).
+    exec(ROWS_SOFTMAX + SCALED_RIGHT.replace(" / np.sqrt(Q.shape[0])", ""), kernel)
+    helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    asked = []
+    verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, lambda: asked.append(1) or judge())
+    assert asked == [1]
+
+
 def test_the_judgement_is_asked_for_only_when_the_part_is_wrong_and_a_forged_one_is_not_read(monkeypatch):
     cols_softmax = "def softmax_cols(a):\n  e = np.exp(a - a.max(axis=0))\n  return e / e.sum(axis=0)\n"
     kernel = {"np": np}

@@ -211,7 +211,7 @@ class SealVerdicts(NbGraderPreprocessor):
                 else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
         # (looked for only when a part lost marks: compiling every cell costs more than most verdicts)
         broken = functools.cache(functools.partial(syntax_errors, [source for _, source in ran]))
-        judge = self.judgements(nb, ran, sealed, resources)
+        judge = self.judgements(nb, ran, sealed, untouched, resources)
         for cell in nb.cells:
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
@@ -220,8 +220,9 @@ class SealVerdicts(NbGraderPreprocessor):
             points = float(cell.metadata.nbgrader["points"])
             helpers = {name: done.get(part) for name, part in probe.uses.items()}
             try:
-                v = protocol.verdict(probe, cases, cell.outputs, points, helpers,
-                                     functools.partial(judge, grade_id) if judgement else None, broken)
+                # (an untouched part is not judged: the placeholder is wrong with any helpers)
+                v = protocol.verdict(probe, cases, cell.outputs, points, helpers, functools.partial(judge, grade_id)
+                                     if judgement and grade_id not in untouched else None, broken)
             except Exception:  # whatever a report holds, it costs its own part only, never the notebook
                 self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
                                  grade_id, traceback.format_exc(limit=3))
@@ -242,14 +243,14 @@ class SealVerdicts(NbGraderPreprocessor):
         return nb, resources
 
 
-    def judgements(self, nb, ran, sealed, resources):
+    def judgements(self, nb, ran, sealed, untouched, resources):
         """judge(part): the outputs of `part`'s probe with the course's helpers in place, for a part wrong as
-        the notebook runs it. The parts wrong as run are judged together, a kernel for as many as can share
-        one (judgement_group); a part whose shared kernel failed is run alone, as if it had been the only
-        one. [] when that failed too."""
+        the notebook runs it (and not untouched). The parts wrong as run are judged together, a kernel for as
+        many as can share one (judgement_group); a part whose shared kernel failed is run alone, as if it had
+        been the only one. [] when that failed too."""
         wrong = []  # in notebook order
         for cell in nb.cells:
-            if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in sealed:
+            if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in sealed.keys() - untouched:
                 part = sealed[cell.metadata.nbgrader["grade_id"]]
                 try:
                     if part.judgement and protocol.wrong_as_run(part.probe, part.cases, cell.outputs):
