@@ -9,7 +9,8 @@ COURSE is a course directory this grader graded (benchmarks.grade_class writes o
 seed it used: COURSE_GRADING_SEED as it was then (grade_class prints it), or the course's own .grading_secret. The
 judgement runs (a part wrong as the notebook runs it, marked again with the course's helpers in a kernel of its own)
 are not made: every part is marked as the notebook ran it, so each wrong part's first-wrong-step search runs, as
-for a part whose helpers are right. That is the most verdict work a class can ask of the recording process.
+for a part whose helpers are right. That is the most verdict work a class can ask of the recording process. The
+judgement runs the verdicts ask for are counted: the kernels a grading run of this code would start for them.
 
 --out writes every verdict (student/assignment/part: score, message, ...) as JSON: two runs of different code on
 the same course must write the same file, when the change is meant to be a speed-up only.
@@ -41,7 +42,14 @@ def main(argv=None):
         parser.error(f"{course}: set {plugin.SEED_VARIABLE} to the grading seed the course was graded with "
                      "(it has no grading secret of its own)")
     # The judgement runs are not made (see the module's docstring): every part is marked as the notebook ran it.
-    plugin.SealVerdicts.judge = lambda self, ran, judgements, resources: {}
+    # Each is counted: a kernel a grading run would start, for these parts.
+    kernels = []  # [((student, assignment, notebook), the parts judged in it)]
+
+    def judge(self, ran, judgements, resources):
+        info = resources["nbgrader"]
+        kernels.append(((info["student"], info["assignment"], info["notebook"]), tuple(judgements)))
+        return {part: [] for part in judgements}  # outputs with no report: marked as the notebook ran it
+    plugin.SealVerdicts.judge = judge
 
     students = set(filter(None, args.students.split(",")))
     assignments = set(filter(None, args.assignments.split(",")))
@@ -84,6 +92,8 @@ def main(argv=None):
     n = sum(r[0] for r in seconds.values())
     print(f"{'all':32}{n:>10}{sum(r[1] for r in seconds.values()) / n:>19.3f}"
           f"{sum(r[2] for r in seconds.values()) / n:>21.3f}")
+    print(f"judgement runs a grading run would make: {len(kernels)} kernels, for {sum(len(p) for _, p in kernels)} "
+          f"parts (a kernel each, or one shared), in {len({k for k, _ in kernels})} of {n} notebooks")
     if args.out:
         args.out.write_text(json.dumps(verdicts, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
         print(f"{len(verdicts)} verdicts -> {args.out}")

@@ -3,6 +3,7 @@
 Three students x two assignments, one notebook of each kind of the synthetic class.
 No timing is asserted: the machine is shared and the point is identical scores.
 """
+import re
 from collections import Counter
 
 import pytest
@@ -217,6 +218,11 @@ def test_the_verdicts_benchmark_marks_the_graded_course_again_as_grading_marked_
     assert verdicts([str(fast.course), "--out", str(tmp_path / "verdicts.json")]) == 0
     printed = capsys.readouterr().out
     assert "verdicts CPU-s a nb" in printed and f"{A:32}" in printed
+    # The judgement runs it counts are the kernels the grading run started for them, as its logs say.
+    counted = int(re.search(r"judgement runs a grading run would make: (\d+) kernels", printed).group(1))
+    started = sum(log.read_text().count("running the notebook again")
+                  for log in (fast.course / "logs").glob("autograde_*.log"))
+    assert counted == started >= 1  # s2's loop calls the softmax its NameError left undefined: judged
     marked = json.loads((tmp_path / "verdicts.json").read_text())
     recorded = scores(fast.rows)
     compared = 0
