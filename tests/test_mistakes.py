@@ -128,3 +128,16 @@ def test_fresh_cases_show_each_mistake_of_the_helpers_a_part_calls(notebook, gra
             for m in PROBES[notebook][part].mistakes:
                 assert any(not _same(probe.reference_with(i, {name: m.function}), probe.reference(i)) for i in fresh), \
                     f"seed {seed}: {name} with '{m.name}' gives {probe.what} the right result on every fresh case"
+
+
+def test_every_mistake_of_train_step_is_clearly_wrong_on_every_fresh_case():
+    """09's train_step: a mistake right on one fresh case would earn a share of the marks, and make the score
+    depend on the draw (a step counted after the update was within the tolerance at t=12 on one draw in twenty):
+    each fresh case is one where every catalogued mistake is off by more than the tolerance, on every draw."""
+    probe = PROBES["09_tiny_transformer"]["test_train_step"]
+    for seed in range(40):
+        for case in probe.cases(np.random.default_rng(seed))[1:]:
+            want = probe.reference(case.inputs)
+            for m in probe.mistakes:
+                assert compare(m.compute(case.inputs), want, probe.outputs or None) is not None, \
+                    f"seed {seed}: '{m.name}' is right on the fresh case {case.about}"
