@@ -235,3 +235,18 @@ def test_the_verdicts_benchmark_marks_the_graded_course_again_as_grading_marked_
     with pytest.raises(SystemExit):  # a folder that is no graded course: said, not a traceback
         verdicts([str(tmp_path)])
     assert "no executed/ and autograded/" in capsys.readouterr().err
+
+
+def test_the_transforms_benchmark_times_every_notebook_the_kernels_ran(runs, tmp_path, capsys):
+    """benchmarks/transforms.py times IPython's reading of every executed notebook's cells, probes included,
+    as IPython has it and with the forked kernels' shortcut; a folder without notebooks is said so."""
+    from benchmarks.transforms import main as transforms
+    fast, _ = runs
+    executed = sorted((fast.course / "executed").glob("*/*/*.ipynb"))
+    assert transforms([str(fast.course / "executed"), "--rounds", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"{len(executed)} notebooks from ") and len(executed) >= 3
+    assert re.search(rf"^{A} +{sum(p.parent.name == A for p in executed)} ", printed, re.M)
+    assert re.search(r"^all +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+$", printed, re.M) and "IPython's search:" in printed
+    with pytest.raises(SystemExit, match="no notebooks under"):
+        transforms([str(tmp_path)])

@@ -5,6 +5,7 @@ import asyncio
 import copy as copy_module
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -186,6 +187,71 @@ def test_a_forked_kernel_runs_a_notebook_as_a_sandboxed_one_does():
     forked, boxed = (nbformat.reads(r["notebook"], as_version=4) for r in (forked, boxed))
     assert _outputs(forked) == _outputs(boxed)
     assert any("image/png" in o[4] for o in _outputs(forked)), "figures must render inline"
+
+
+# IPython's own syntax, and cells near it that are Python, or neither.
+IPYTHON_SYNTAX = [
+    "%time x = 1", "%%time\nx = 1", "!ls", "!!ls", "x = !ls", "x = %pwd", "x?", "x??", "?x", "%pwd?", "x.y[0]?",
+    "/f 1 2", ",f a b", ";f a b", "if True:\n    !ls\n", "def f():\n    x = %pwd\n", "x = 1\n%time y = 2",
+    "for i in range(2):\n    i?\n", "x = \\\n  %pwd", "f(a=\n%pwd)", "x = 1; %pwd", "In [1]: x = 1",
+    ">>> x = 1\n... y = 2", "    x = 1\n    y = 2", "\n\n  x = 1\n", 'x = """\n!ls\n"""', "x = 'a?'",
+    "x = '%d' % 3", "y = 5 % 2", "a != b", "x %= 2", "# x?", "x = 1  # why?", "print('!')", "lambda x=1: x % 2",
+    "x = (1,\n, 2)", "if 1:\n  a = 1\n b = 2", "s = 'unterminated", "x = 1 +", "x = [\n1,\n", "x = '\\q'",
+    "\x00", "await asyncio.sleep(0)", "return 1", "get_ipython().system('ls')", "a = b if c else d?", "x = 1\r\ny = 2?",
+    "f'{x!r}?'", "x = f'{1:%}'", "def f():\n\treturn 1\n        ", "",
+]
+
+
+def test_python_cells_skip_ipythons_token_search_and_read_as_ipython_reads_them():
+    """What the forked kernels' shortcut (forkserver.python_cells_untokenized) makes of every cell of the
+    course and of IPython's own syntax is what IPython makes of it, error or not; its parse shows no warning
+    of its own and leaves the warning filters as they were."""
+    import warnings
+    from types import SimpleNamespace
+    from IPython.core.inputtransformer2 import TransformerManager
+    from grader.engine.forkserver import python_cells_untokenized
+    ipython, shortcut = TransformerManager(), TransformerManager()
+    python_cells_untokenized(SimpleNamespace(input_transformer_manager=shortcut))
+
+    def transformed(manager, cell):
+        try:
+            return manager.transform_cell(cell)
+        except Exception as e:  # noqa: BLE001 (an error is an outcome to compare too)
+            return type(e), str(e)
+
+    paths = sorted(ROOT.glob("solutions/*/*.ipynb")) + sorted(ROOT.glob("release/*/*.ipynb")) + \
+        sorted(ROOT.glob("notebooks/*.ipynb"))
+    cells = [c.source for p in paths for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"]
+    assert len(paths) >= 23 and len(cells) > 500
+    filters = list(warnings.filters)
+    for cell in cells + IPYTHON_SYNTAX:
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("always")
+            got = transformed(shortcut, cell)
+        assert got == transformed(ipython, cell), cell
+        assert not shown, (cell, [str(w.message) for w in shown])
+    assert warnings.filters == filters
+    assert shortcut.transform_cell("x = '\\q'") == "x = '\\q'\n"  # compiled (its warning silenced), not searched
+
+
+@root_only
+def test_a_forked_kernel_shows_ipythons_syntax_and_warnings_as_a_sandboxed_one_does():
+    """The shortcut above, in a kernel: magics, shell escapes, help, prompts, errors, and a warning shown once,
+    always, or once a location, as the sandboxed kernel (ipykernel as it is) shows them."""
+    sources = ["x = 1\nx?", "%pwd?", "y = !echo hi\ny", "%%capture caught\nprint('caught')", "caught.stdout",
+               ">>> 1 + 1", "if 1:\n  a = 1\n b = 2", "y = '\\q'", "import warnings\nwarnings.simplefilter('always')",
+               "y = '\\q'", "y = '\\q'", "warnings.simplefilter('once', DeprecationWarning)\nz = '\\w'", "z = '\\w'",
+               "def f():\n    warnings.warn('from f')\n", "warnings.resetwarnings()\nf()", "f()", "x is 1",
+               "warnings.filters = ()", "1 + 1", "%pwd?"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    task = {"notebook": nbformat.writes(nb), "timeout": 60, "notebook_timeout": 120}
+    forked, boxed = (nbformat.reads(parallel.execute(dict(task, mode=mode))["notebook"], as_version=4)
+                     for mode in (parallel.FORKED, parallel.BWRAP))
+    # a warning names the cell's file, in the kernel's own temporary folder (/tmp/k<uid>/ipykernel_7/ when forked)
+    folder = re.compile(r"/tmp/(k\d+/)?ipykernel_\d+/")
+    forked, boxed = ([(*o[:2], o[2] and folder.sub("", o[2]), *o[3:]) for o in _outputs(nb)] for nb in (forked, boxed))
+    assert forked == boxed
+    assert sum(o[2].count("Warning") for o in forked if o[1] == "stderr") >= 6, "the warnings must show"
 
 
 @root_only
