@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import cases, mistakes, reference as ref
-from ..shared import steps as shared_steps, tiny_transformer as tiny
-from ..shared.notebook_checks import ATOL, RTOL, _same
+from ..shared import cases as shared_cases, steps as shared_steps, tiny_transformer as tiny
+from ..shared.notebook_checks import _same
 from ..shared.rounding import rounded
 from ...engine.protocol import Case, Probe, kernel_source
 
@@ -29,27 +29,18 @@ def _adam_cases(rng):
     return out
 
 
-def _clearly_wrong(mistaken, want):
-    """Whether a mistake's result (train_step's list of arrays) is off the reference by ten times the course's
-    tolerance somewhere: wrong on any machine's rounding, not only beyond the tolerance's edge."""
-    try:
-        return not all(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=10 * RTOL,
-                                   atol=10 * ATOL) for a, b in zip(mistaken, want, strict=True))
-    except ValueError:  # another number of arrays, or another shape
-        return True
-
-
 def _train_step_cases(rng):
     """The book's case, then N_FRESH fresh ones, each drawn again until every catalogued mistake is clearly
-    wrong on it: a step counted after the update changes the bias correction little at t=12 (within the
-    tolerance on some draws), and a mistake right on one case would earn part of the marks."""
+    wrong on it (shared.cases.same_result: off by more than ten times the tolerance): a step counted after the
+    update changes the bias correction little at t=12 (within the tolerance on some draws), and a mistake
+    right on one case would earn part of the marks."""
     out = [Case("book", cases.book_09_train_step())]
     for _ in range(N_FRESH):
         while True:
             i = cases.fresh_09_train_step(rng)
             want = ref.train_step_result(i)
             # (each mistake computes: none raises or is about other inputs only; tests/test_mistakes.py plays them)
-            if all(_clearly_wrong(m.compute(i), want) for m in mistakes.TRAIN_STEP_09):
+            if not any(shared_cases.same_result(m.compute(i), want) for m in mistakes.TRAIN_STEP_09):
                 break
         D = i["params"][0].shape[1]
         out.append(Case("fresh", i, about=f"D={D}, {i['num_heads']} head(s), {len(i['tokens'])} sequence(s) of "
