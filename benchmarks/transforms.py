@@ -15,7 +15,6 @@ import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
@@ -49,7 +48,7 @@ def main(argv=None):
     if not paths:
         raise SystemExit(f"no notebooks under {args.folder or SOLUTIONS}")
     ipython, shortcut = TransformerManager(), TransformerManager()
-    python_cells_untokenized(SimpleNamespace(input_transformer_manager=shortcut))
+    python_cells_untokenized(shortcut)
     # assignment -> notebooks, KB of code, CPU-s as IPython, CPU-s with the shortcut
     rows = defaultdict(lambda: [0, 0, 0.0, 0.0])
     for path in paths:

@@ -207,11 +207,10 @@ def test_python_cells_skip_ipythons_token_search_and_read_as_ipython_reads_them(
     course and of IPython's own syntax is what IPython makes of it, error or not; its parse shows no warning
     of its own and leaves the warning filters as they were."""
     import warnings
-    from types import SimpleNamespace
     from IPython.core.inputtransformer2 import TransformerManager
     from grader.engine.forkserver import python_cells_untokenized
     ipython, shortcut = TransformerManager(), TransformerManager()
-    python_cells_untokenized(SimpleNamespace(input_transformer_manager=shortcut))
+    python_cells_untokenized(shortcut)
 
     def transformed(manager, cell):
         try:
@@ -232,6 +231,23 @@ def test_python_cells_skip_ipythons_token_search_and_read_as_ipython_reads_them(
         assert not shown, (cell, [str(w.message) for w in shown])
     assert warnings.filters == filters
     assert shortcut.transform_cell("x = '\\q'") == "x = '\\q'\n"  # compiled (its warning silenced), not searched
+
+
+def test_the_grader_finds_the_cells_that_do_not_compile_as_ipython_reads_them(monkeypatch):
+    """nbgrader_plugin.syntax_errors reads cells with the shortcut above: the same cells are broken as when
+    IPython searches every cell for its syntax (each cell here defines a name of its own, so every broken
+    one shows)."""
+    from grader.engine import forkserver
+    from grader.engine.nbgrader_plugin import syntax_errors
+    cells = [c.source for p in sorted(ROOT.glob("solutions/*/*.ipynb"))
+             for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"]
+    named = [f"{cell}\ncell_{i} = 1" for i, cell in enumerate(cells + IPYTHON_SYNTAX + ["def f(:\n  pass"])]
+    shortcut = syntax_errors(named)
+    with monkeypatch.context() as m:
+        m.setattr(forkserver, "python_cells_untokenized", lambda manager: None)  # IPython as it is
+        searched = syntax_errors(named)
+    assert shortcut == searched
+    assert 5 < len({n for n in shortcut if n.startswith("cell_")}) < len(IPYTHON_SYNTAX)  # some broken, not all
 
 
 @root_only
@@ -276,7 +292,7 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
                   "print(os.getuid(), os.path.expanduser('~'))\n")
         a = (await execute(clients[0], whoami)).split()
         b = (await execute(clients[1], whoami)).split()
-        peek = await execute(clients[1], f"import glob\nprint(sorted(glob.glob('/tmp/*/answers-*')))")
+        peek = await execute(clients[1], "import glob\nprint(sorted(glob.glob('/tmp/*/answers-*')))")
         signal_a = await execute(clients[1], f"import os, signal\nos.kill({kms[0].provisioner.pid}, 0)")
         for kc, km in zip(clients, kms):
             kc.stop_channels()

@@ -142,7 +142,7 @@ def kernel(uid, connection_file):
     app = ipykernel.kernelapp.IPKernelApp.instance()
     app.initialize(sys.argv[1:])
     limit_output(app.shell, config["output_limit"], config["display_limit"])
-    python_cells_untokenized(app.shell)
+    python_cells_untokenized(app.shell.input_transformer_manager)
     app.start()
 
 def limit_output(shell, limit, display_limit):
@@ -279,7 +279,7 @@ for line in ctrl_in:
 '''
 
 
-def python_cells_untokenized(shell):
+def python_cells_untokenized(manager):
     """Skip IPython's search for its own syntax in a cell that compiles as Python: it cannot change it.
 
     Before running a cell, IPython tokenizes it with Python's pure-Python tokenizer to find %magics,
@@ -291,11 +291,12 @@ def python_cells_untokenized(shell):
     Python, so a cell that compiles holds none of them and the search would return it unchanged; a
     cell that does not compile is searched as before. IPython's cleanup (prompts, common indent) and
     %%cell magics run before this, unchanged. Runs in the zygote's kernels (its source is copied
-    into ZYGOTE); tests/test_engine.py checks it transforms every cell as IPython does.
+    into ZYGOTE), on the shell's `input_transformer_manager`, and where the grader asks which cells do
+    not compile (nbgrader_plugin.syntax_errors); tests/test_engine.py checks it transforms every cell as
+    IPython does.
     """
     import ast
     import warnings
-    manager = shell.input_transformer_manager
     search = manager.do_token_transforms
     silenced = ("ignore", None, Warning, None, 0)
 

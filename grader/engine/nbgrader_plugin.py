@@ -133,13 +133,21 @@ def syntax_errors(sources):
     """{name: where} for the names that code cells (their `sources`) which do not compile would define (def,
     class, or an assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
     import re
+    import warnings
     from IPython.core.inputtransformer2 import TransformerManager
+    from .forkserver import python_cells_untokenized
+    # As the kernels read cells: IPython's search for its own syntax only in a cell that does not compile
+    # as it stands (the search is most of the time this takes, and cannot change a cell that compiles)
+    manager = TransformerManager()
+    python_cells_untokenized(manager)
     broken = {}
     for source in sources:
         if source.startswith(protocol.PROBE_HEADER):
             continue
         try:
-            compile(TransformerManager().transform_cell(source), "<cell>", "exec")
+            with warnings.catch_warnings():  # what compiling says of a cell (an invalid escape) is the kernel's to show
+                warnings.simplefilter("ignore")
+                compile(manager.transform_cell(source), "<cell>", "exec")
         except SyntaxError as e:
             where = f"a syntax error on line {e.lineno} ({e.msg})" if e.lineno else f"a syntax error ({e.msg})"
             for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
