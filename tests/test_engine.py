@@ -250,6 +250,38 @@ def test_the_grader_finds_the_cells_that_do_not_compile_as_ipython_reads_them(mo
     assert 5 < len({n for n in shortcut if n.startswith("cell_")}) < len(IPYTHON_SYNTAX)  # some broken, not all
 
 
+STARVED_CELLS = [
+    # the kernel and two busy processes of its own on one core: the kernel gets about a third of it
+    "import os, subprocess, sys, time\nos.sched_setaffinity(0, {0})\n"
+    "hogs = [subprocess.Popen([sys.executable, '-c', 'import os, time\\nos.sched_setaffinity(0, {0})\\n"
+    "t = time.time()\\nwhile time.time() - t < 60: pass']) for _ in range(2)]\ntime.sleep(0.5)",
+    # 1.5 s of CPU, more than the 3 s limit of wall time when starved
+    "t0 = time.perf_counter(); c0 = time.process_time()\nwhile time.process_time() - c0 < 1.5: pass\n"
+    "print('ran', round(time.perf_counter() - t0, 1))",
+    "t1 = time.perf_counter()\ntime.sleep(30)",  # waiting is not starving: stopped at its limit
+    "print('slept', round(time.perf_counter() - t1, 1))\nt2 = time.perf_counter()\nwhile True: pass",
+    "print('looped', round(time.perf_counter() - t2, 1))\n[h.kill() for h in hogs]",
+]
+
+
+@pytest.mark.parametrize("mode", [parallel.UNSANDBOXED, pytest.param(parallel.FORKED, marks=root_only),
+                                  pytest.param(parallel.BWRAP, marks=root_only)])
+def test_a_cells_time_limit_does_not_count_the_time_its_kernel_waited_for_a_core(mode):
+    """A kernel that gets a third of a core (grading beside other notebooks) still gets its cell's limit of
+    running time; a cell that sleeps is stopped at its limit of wall time, as nbclient stops it; one that
+    never ends is stopped at STARVED_LIMIT times its limit at the latest."""
+    assert parallel.waited_for_a_core(os.getpid()) is not None, "this test needs Linux's /proc/<pid>/schedstat"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in STARVED_CELLS])
+    task = {"notebook": nbformat.writes(nb), "timeout": 3, "notebook_timeout": 120, "mode": mode}
+    ran = nbformat.reads(parallel.execute(task)["notebook"], as_version=4).cells
+    said = ["".join(o.get("text", "") for o in c.outputs if o.output_type == "stream") for c in ran]
+    errors = [[o.ename for o in c.outputs if o.output_type == "error"] for c in ran]
+    assert errors[:2] == [[], []] and said[1].startswith("ran "), (said, errors)
+    assert float(said[1].split()[1]) > 3.5  # it did wait for the core: nbclient alone would have stopped it
+    assert "KeyboardInterrupt" in errors[2] and 2.5 < float(said[3].split()[1]) < 5
+    assert "KeyboardInterrupt" in errors[3] and 2.5 < float(said[4].split()[1]) < 3 * 3 + 2
+
+
 @root_only
 def test_a_forked_kernel_shows_ipythons_syntax_and_warnings_as_a_sandboxed_one_does():
     """The shortcut above, in a kernel: magics, shell escapes, help, prompts, errors, and a warning shown once,

@@ -492,6 +492,7 @@ class ForkedKernelManager(AsyncKernelManager):
         self.transport = "ipc"
         self._uid = None
         self._cgroup = None
+        self._host_pid = None
 
     def client(self, **kwargs):
         return bounded_client(super().client(**kwargs), self._sandbox_config().max_message_size)
@@ -530,15 +531,22 @@ class ForkedKernelManager(AsyncKernelManager):
         # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
         self._cgroup = cgroup.kernel_cgroup(f"k{self._uid}", self._zygote.sandbox.cpu_limit,
                                             self._zygote.sandbox.kernel_memory)
-        host_pid = self._zygote.kernel_host_pid(pid) if self._cgroup is not None else None
-        if host_pid is not None:
-            self._cgroup.add(host_pid)
+        self._host_pid = self._zygote.kernel_host_pid(pid) if self._cgroup is not None else None
+        if self._host_pid is not None:
+            self._cgroup.add(self._host_pid)
+
+    def kernel_host_pid(self):
+        """The kernel's process as the grader sees it (the zygote knows it by its sandbox's pid), or None."""
+        if self._host_pid is None and self._uid is not None and getattr(self.provisioner, "pid", None):
+            self._host_pid = self._zygote.kernel_host_pid(self.provisioner.pid)
+        return self._host_pid
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if self._uid is not None and not restart:
             self._zygote.release(self._uid)  # whatever the kernel left running goes too
             self._uid = None
+            self._host_pid = None
             group, self._cgroup = self._cgroup, None
             if group is not None:
                 group.close()

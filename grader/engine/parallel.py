@@ -16,6 +16,7 @@ fork, not an interpreter start. Where the grader does not run as root, each
 kernel gets its own bubblewrap instead (grader/engine/sandbox.py); --unsandboxed runs
 plain kernels.
 """
+import asyncio
 import concurrent.futures
 import json
 import multiprocessing
@@ -27,6 +28,7 @@ import time
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async
 
 from . import protocol
 from .sandbox_policy import RUNTIME_VARIABLE
@@ -198,23 +200,80 @@ def _nested_deeper(value, limit):
     return False
 
 
+def waited_for_a_core(pid):
+    """Seconds the process's main thread has spent ready to run but waiting for a core (Linux's
+    /proc/<pid>/schedstat), or None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError, TypeError):
+        return None
+
+
+def kernel_pid(km):
+    """The kernel's own process as this process sees it (not bubblewrap's, nor the zygote's), or None."""
+    find = getattr(km, "kernel_host_pid", None)
+    if find is not None:
+        return find()
+    return getattr(getattr(getattr(km, "provisioner", None), "process", None), "pid", None)
+
+
 class SurviveKernelDeath:
-    """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading.
+    """Mixin for Execute: a kernel that dies or hangs ends the notebook's run, not its grading; a cell's
+    time limit does not count the time the machine kept its kernel waiting.
 
     nbclient raises DeadKernelError (os._exit, a segfault) or CellTimeoutError (a cell that
     ignores the interrupt), and nbgrader then records nothing for the notebook. Here that
     cell gets an error output saying so, the cells after it are left unrun (their probes
     report nothing: zero), and what ran before counts.
+
+    The time limit: grading runs notebooks side by side, beside nbgrader's own work and the
+    verdicts' judgement kernels, so a kernel may get a fraction of a core for a while. nbclient
+    stops a cell at its limit of wall time; here, when that limit comes, the time the kernel spent
+    ready to run but waiting for a core (schedstat) is given back, and the cell is stopped once it
+    has had its limit of running (or sleeping) time, and at the latest at STARVED_LIMIT times its
+    limit. On a machine with cores to spare nothing waits, and a cell stops exactly as nbclient stops it.
     """
 
     # Characters of output one cell keeps, of every type (streams, displays, results, errors): past it the
     # grading process drops what comes, with a note. A probe's report is far smaller.
     output_limit = 10 * 2**20
+    STARVED_LIMIT = 3  # a cell's wall time at most, in multiples of its time limit, however long it waited
 
     def preprocess(self, nb, resources, *args, **kwargs):
         self._kernel_died = False
         self._output_kept = {}
+        self._kernel_pid = None
         return super().preprocess(nb, resources, *args, **kwargs)
+
+    def _waited(self):
+        """Seconds the kernel has waited for a core so far, or None."""
+        if getattr(self, "_kernel_pid", None) is None:
+            self._kernel_pid = kernel_pid(getattr(self, "km", None))
+        return waited_for_a_core(self._kernel_pid) if self._kernel_pid is not None else None
+
+    def _get_timeout(self, cell):
+        # nbclient asks for the cell's limit just after it sends the cell: the cell's clocks start here
+        self._cell_clock = (time.monotonic(), self._waited())
+        return super()._get_timeout(cell)
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        """nbclient's, once the cell has had `timeout` seconds of wall time less the time its kernel waited
+        for a core (or STARVED_LIMIT times `timeout` of wall time); until then, the cell's reply is waited for."""
+        start, waited_before = getattr(self, "_cell_clock", (None, None))
+        while waited_before is not None:
+            waited = self._waited()
+            elapsed = time.monotonic() - start
+            if waited is None or elapsed >= self.STARVED_LIMIT * timeout:
+                break
+            left = timeout - (elapsed - (waited - waited_before))
+            if left <= 0:
+                break
+            if await ensure_async(self.kc.shell_channel.msg_ready()):
+                return None  # the reply came: nbclient reads it (and comes back here if it was another message)
+            await self._async_check_alive()
+            await asyncio.sleep(min(left, 1.0))
+        return await super()._async_handle_timeout(timeout, cell)
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content") or {}

@@ -206,6 +206,7 @@ class SandboxedKernelManager(SandboxPolicy, AsyncKernelManager):
                 await self.provisioner.wait()
             self._remove_sandbox_dir()
             raise
+        self._init_pid, self._kernel_pid = init, None
         # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
         self._cgroup = cgroup.kernel_cgroup(f"s{self._sandbox_uid or init}", self.cpu_limit, self.kernel_memory)
         if self._cgroup is not None:
@@ -250,6 +251,14 @@ class SandboxedKernelManager(SandboxPolicy, AsyncKernelManager):
         if lock is not None:
             lock.close()
         self._sandbox_uid = None
+
+    _init_pid = _kernel_pid = None
+
+    def kernel_host_pid(self):
+        """The kernel's own process (the child of the sandbox's init) as the grader sees it, or None."""
+        if self._kernel_pid is None and self._init_pid is not None:
+            self._kernel_pid = next(iter(_children().get(self._init_pid, [])), None)
+        return self._kernel_pid
 
     def sandbox_pids(self):
         """Host pids of every process of this kernel's sandbox (bwrap and all below it)."""
