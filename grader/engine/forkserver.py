@@ -531,8 +531,7 @@ class ForkedKernelManager(AsyncKernelManager):
         # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
         self._cgroup = cgroup.kernel_cgroup(f"k{self._uid}", self._zygote.sandbox.cpu_limit,
                                             self._zygote.sandbox.kernel_memory)
-        self._host_pid = self._zygote.kernel_host_pid(pid) if self._cgroup is not None else None
-        if self._host_pid is not None:
+        if self._cgroup is not None and self.kernel_host_pid() is not None:
             self._cgroup.add(self._host_pid)
 
     def kernel_host_pid(self):
