@@ -134,6 +134,52 @@ def test_parts_wrong_through_the_same_helper_are_judged_in_one_kernel_as_they_wo
         assert together[part]["score"] == together[part]["points"] and together[part]["finding"] == "helper"
 
 
+def test_a_judgement_kernel_draws_no_figure_and_judges_as_one_that_draws_them(tmp_path, monkeypatch):
+    """05 with masked_softmax filling the masked scores with 0: the multi-head parts after it are wrong as the
+    notebook runs them, and their judgement runs the notebook again through its two heatmap cells. Nothing of
+    that kernel is shown, so it draws no figure; its verdicts are the ones a kernel drawing them gives."""
+    nb = nbformat.read(ROOT / "solutions/05_batched_masked_attention/05_batched_masked_attention.ipynb",
+                       as_version=4)
+    cell = next(c for c in nb.cells if "def masked_softmax(" in c.source)
+    assert "np.where(mask, scores, -1e6)" in cell.source
+    cell.source = cell.source.replace("np.where(mask, scores, -1e6)", "np.where(mask, scores, 0)")
+    monkeypatch.setenv(SEED_VARIABLE, "7")
+    resources = {"nbgrader": {"notebook": "05_batched_masked_attention", "assignment": "05_batched_masked_attention",
+                              "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
+    injected, resources = InjectProbes().preprocess(nb, resources)
+    result = parallel.execute({"notebook": json.dumps(injected), "timeout": 60, "notebook_timeout": 600,
+                               "mode": parallel.kernel_mode()})
+    executed = nbformat.v4.reads(result["notebook"])
+    judged, execute = [], parallel.execute
+    monkeypatch.setattr(parallel, "execute", lambda task: judged.append(execute(task)) or judged[-1])
+
+    def run():
+        """The verdicts, and the figures drawn in the judgement kernels (PNGs, in its outputs)."""
+        judged.clear()
+        graded, _ = SealVerdicts().preprocess(copy_module.deepcopy(executed), copy_module.deepcopy(resources))
+        verdicts = {c.metadata.nbgrader["grade_id"]: c.metadata["course"]["verdict"] for c in graded.cells
+                    if "verdict" in c.metadata.get("course", {})}
+        drawn = [o for r in judged for c in nbformat.v4.reads(r["notebook"]).cells if c.cell_type == "code"
+                 for o in c.outputs if "image/png" in o.get("data", {})]
+        return verdicts, drawn, len(judged)
+
+    def figures_before(part):
+        cells = [c for c in executed.cells if c.cell_type == "code"]
+        last = next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == part)
+        return sum("image/png" in o.get("data", {}) for c in cells[:last] for o in c.outputs)
+
+    assert figures_before("test_mha_masks") >= 2  # the student's own run draws the heatmaps
+    verdicts, drawn, kernels = run()
+    assert kernels >= 1 and drawn == []
+    monkeypatch.setattr(nbgrader_plugin, "NO_FIGURES", "")  # a judgement kernel that draws them
+    drawing, drawn, _ = run()
+    assert len(drawn) >= 2
+    assert verdicts == drawing
+    assert verdicts["test_masked_softmax"]["score"] == 0
+    for part in ("test_mha", "test_mha_masks"):
+        assert verdicts[part]["score"] == verdicts[part]["points"] and verdicts[part]["finding"] == "helper"
+
+
 def test_the_secret_is_made_once_and_kept_private(monkeypatch, tmp_path):
     monkeypatch.delenv(SEED_VARIABLE, raising=False)
     first = grading_secret(str(tmp_path))
