@@ -1,6 +1,7 @@
 """The floor: the least work grading a notebook needs, running the notebook's own code once.
 
     python -m benchmarks.floor [--rounds 3] [--timeout 10]
+    python -m benchmarks.floor --course DIR [--students A,B] [--timeout 10]
 
 No grader can skip running each submission's code. The floor runs it with nothing
 around it: each notebook's code cells in order, in one plain Python process of its
@@ -18,6 +19,11 @@ benchmarks/grade_class.py runs it over the class it grades.
 On the answer keys in solutions/, this prints that floor, and also times each
 answer key in a kernel forked from the warm zygote (as grading uses): the kernel's
 start-up, the cells alone, the shutdown, and the CPU the kernel and this process burn.
+
+With --course, on a course directory this grader graded: every notebook it ran, alone, one at a time (so
+no notebook waits for a core): its floor, the submission in a forked kernel, and the notebook as grading
+ran it (executed/: the probes in), CPU a notebook by assignment. What a kernel costs around a notebook's
+own code, apart from what a busy machine adds in a grading run.
 """
 import argparse
 import ast
@@ -207,31 +213,20 @@ def cpu_of(pid):
     return now[0] if now else 0.0
 
 
-def kernel_host_pid(km):
-    """The forked kernel's pid as this process sees it (the zygote reports its sandbox's pid)."""
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                status = open(f"/proc/{entry}/status").read()
-            except OSError:
-                continue
-            nspid = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [])
-            if len(nspid) == 2 and int(nspid[1]) == km.provisioner.pid and os.stat(f"/proc/{entry}").st_uid == km._uid:
-                return int(entry)
-    return None
-
-
-def time_notebook(path):
-    """One notebook in a kernel forked from the warm zygote: its start, cells and stop (s), its CPU and ours."""
+def time_notebook(path, timeout=120, as_graded=False):
+    """One notebook in a kernel forked from the warm zygote: its start, cells and stop (s), its CPU and ours.
+    as_graded: a student's notebook, run as grading runs it (a cell that raises, or is interrupted at
+    `timeout` seconds, recorded and the next run); else an answer key, which must run through."""
     from nbclient import NotebookClient
     from grader.engine.forkserver import ForkedKernelManager
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_manager_class=ForkedKernelManager, shutdown_kernel="immediate")
+    client = NotebookClient(nb, timeout=timeout, kernel_manager_class=ForkedKernelManager, shutdown_kernel="immediate",
+                            allow_errors=as_graded, interrupt_on_timeout=as_graded)
     me = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     with client.setup_kernel():
         t1 = time.perf_counter()
-        pid = kernel_host_pid(client.km)
+        pid = client.km.kernel_host_pid()
         before = cpu_of(pid)
         for index, cell in enumerate(nb.cells):
             client.execute_cell(cell, index)
@@ -241,6 +236,41 @@ def time_notebook(path):
     after = resource.getrusage(resource.RUSAGE_SELF)
     grader_cpu = (after.ru_utime + after.ru_stime) - (me.ru_utime + me.ru_stime)
     return {"start": t1 - t0, "cells": t2 - t1, "stop": t3 - t2, "kernel_cpu": kernel_cpu, "client_cpu": grader_cpu}
+
+
+def alone(course, students=None, timeout=10):
+    """Every notebook a grading run of `course` ran (its executed/), alone, one at a time: its floor, the
+    submission (submitted/) in a forked kernel, and the executed notebook (probes in) in a forked kernel.
+    {assignment or "all": {"notebooks": n, "floor": CPU-s, "kernel": CPU-s, "probed": CPU-s}}."""
+    course = Path(course)
+    pairs = [(executed, course / "submitted" / executed.relative_to(course / "executed"))
+             for executed in sorted((course / "executed").glob("*/*/*.ipynb"))
+             if students is None or executed.parts[-3] in students]
+    if not pairs:
+        raise SystemExit(f"benchmarks.floor: no executed notebooks under {course / 'executed'}")
+    plain = floor([submitted for _, submitted in pairs], timeout, cores=1)
+    floor_cpu = {r["path"]: r["cpu"] for r in plain.notebooks}
+    time_notebook(pairs[0][1], timeout, as_graded=True)  # the zygote starts here, not in the first timing
+    totals = {}
+    for executed, submitted in pairs:
+        cpu = {"floor": floor_cpu[str(submitted)],
+               "kernel": time_notebook(submitted, timeout, as_graded=True)["kernel_cpu"],
+               "probed": time_notebook(executed, timeout, as_graded=True)["kernel_cpu"]}
+        for key in (executed.parent.name, "all"):
+            total = totals.setdefault(key, {"notebooks": 0, "floor": 0.0, "kernel": 0.0, "probed": 0.0})
+            total["notebooks"] += 1
+            for name, seconds in cpu.items():
+                total[name] += seconds
+    return totals
+
+
+def print_alone(totals):
+    print(f"{'assignment':30} {'notebooks':>9} {'floor':>7} {'kernel':>7} {'/floor':>7} {'probed':>7} {'/floor':>7}"
+          "  (CPU-s a notebook)")
+    for key, t in sorted(totals.items(), key=lambda kv: (kv[0] == "all", kv[0])):
+        n = t["notebooks"]
+        print(f"{key:30} {n:9d} {t['floor'] / n:7.3f} {t['kernel'] / n:7.3f} {t['kernel'] / t['floor']:6.2f}x "
+              f"{t['probed'] / n:7.3f} {t['probed'] / t['floor']:6.2f}x")
 
 
 def summary(result, notebooks=None):
@@ -257,8 +287,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="runs per notebook; the median is shown")
     parser.add_argument("--timeout", type=int, default=10, help="seconds per cell (default 10, as the benchmark)")
+    parser.add_argument("--course", help="a course directory this grader graded: its notebooks alone (above)")
+    parser.add_argument("--students", help="with --course: these students only (comma-separated ids)")
     args = parser.parse_args(argv)
     cores = os.cpu_count() or 1
+    if args.course:
+        totals = alone(args.course, args.students.split(",") if args.students else None, args.timeout)
+        print(f"each notebook alone, one at a time, from {args.course} (cell timeout {args.timeout} s):")
+        print_alone(totals)
+        return 0
     keys = sorted(SOLUTIONS.glob("*/*.ipynb"))
     print(f"machine: {cores} cores, load average {os.getloadavg()[0]:.2f}")
     plain = floor(keys * args.rounds, args.timeout, cores=cores)

@@ -250,3 +250,23 @@ def test_the_transforms_benchmark_times_every_notebook_the_kernels_ran(runs, tmp
     assert re.search(r"^all +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+$", printed, re.M) and "IPython's search:" in printed
     with pytest.raises(SystemExit, match="no notebooks under"):
         transforms([str(tmp_path)])
+
+
+def test_the_floor_benchmark_runs_each_graded_notebook_alone(runs, tmp_path, capsys):
+    """benchmarks/floor.py --course: every notebook the grading run executed, one at a time: its floor, the
+    submission in a forked kernel and the notebook with its probes in, by assignment and in all; --students
+    keeps those students' notebooks only; a course with nothing executed is said so."""
+    from benchmarks.floor import main as floor_main
+    fast, _ = runs
+    executed = sorted((fast.course / "executed").glob("*/*/*.ipynb"))
+    assert floor_main(["--course", str(fast.course), "--timeout", str(TIMEOUT)]) == 0
+    printed = capsys.readouterr().out
+    row = r" +[\d.]+ +[\d.]+ +[\d.]+x +[\d.]+ +[\d.]+x$"
+    for a in (A, B):
+        assert re.search(rf"^{a} +{sum(p.parent.name == a for p in executed)}{row}", printed, re.M), printed
+    assert re.search(rf"^all +{len(executed)}{row}", printed, re.M) and len(executed) >= 4
+    assert floor_main(["--course", str(fast.course), "--students", "s1", "--timeout", str(TIMEOUT)]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(rf"^all +{sum(p.parts[-3] == 's1' for p in executed)}{row}", printed, re.M), printed
+    with pytest.raises(SystemExit, match="no executed notebooks under"):
+        floor_main(["--course", str(tmp_path)])
