@@ -296,6 +296,23 @@ def test_the_grader_finds_the_cells_that_do_not_compile_as_ipython_reads_them(mo
     assert 5 < len({n for n in shortcut if n.startswith("cell_")}) < len(IPYTHON_SYNTAX)  # some broken, not all
 
 
+def test_the_cells_the_grader_finds_broken_are_those_a_kernel_reports_a_syntax_error_for():
+    """syntax_errors names the names of exactly the cells a kernel does not run for a syntax error: a
+    top-level `await`, which the kernel runs, is none; `return` outside a function is one."""
+    from grader.engine.nbgrader_plugin import syntax_errors
+    cells = [f"{cell}\ncell_{i} = 1" for i, cell in enumerate(
+        IPYTHON_SYNTAX + ["async with x:\n    pass", "async for i in []:\n    pass", "def f(:\n  pass"])]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    result = parallel.execute({"notebook": json.dumps(nb), "timeout": 30, "notebook_timeout": 300,
+                               "mode": parallel.kernel_mode()})
+    ran = [c for c in nbformat.v4.reads(result["notebook"]).cells if c.cell_type == "code"]
+    assert len(ran) == len(cells)
+    in_kernel = {f"cell_{i}" for i, c in enumerate(ran)
+                 if any(o.get("ename") in ("SyntaxError", "IndentationError", "TabError") for o in c.outputs)}
+    assert {n for n in syntax_errors(cells) if n.startswith("cell_")} == in_kernel
+    assert 5 < len(in_kernel) < len(cells) - 5
+
+
 STARVED_CELLS = [
     # the kernel and two busy processes of its own on one core: the kernel gets about a third of it
     "import os, subprocess, sys, time\nos.sched_setaffinity(0, {0})\n"

@@ -132,6 +132,7 @@ def untouched_parts(nb, resources):
 def syntax_errors(sources):
     """{name: where} for the names that code cells (their `sources`) which do not compile would define (def,
     class, or an assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
+    import ast
     import re
     import warnings
     from IPython.core.inputtransformer2 import TransformerManager
@@ -147,7 +148,8 @@ def syntax_errors(sources):
         try:
             with warnings.catch_warnings():  # what compiling says of a cell (an invalid escape) is the kernel's to show
                 warnings.simplefilter("ignore")
-                compile(manager.transform_cell(source), "<cell>", "exec")
+                # (a top-level `await` is no error: the kernel runs such a cell, as IPython's autoawait does)
+                compile(manager.transform_cell(source), "<cell>", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         except SyntaxError as e:
             where = f"a syntax error on line {e.lineno} ({e.msg})" if e.lineno else f"a syntax error ({e.msg})"
             for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
