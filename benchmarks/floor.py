@@ -216,7 +216,7 @@ def cpu_of(pid):
 def time_notebook(path, timeout=120, as_graded=False):
     """One notebook in a kernel forked from the warm zygote: its start, cells and stop (s), its CPU and ours.
     as_graded: a student's notebook, run as grading runs it (a cell that raises, or is interrupted at
-    `timeout` seconds, recorded and the next run); else an answer key, which must run through."""
+    `timeout` seconds, is recorded and the next one runs); else an answer key, which must run through."""
     from nbclient import NotebookClient
     from grader.engine.forkserver import ForkedKernelManager
     nb = nbformat.read(path, as_version=4)

@@ -309,7 +309,7 @@ class SealVerdicts(NbGraderPreprocessor):
 
 # A judgement kernel's first cell. Nothing of that kernel is shown, so its figures are not drawn: the inline
 # backend then shows a figure as its text ("<Figure size ...>") and closes it as before, and what the code
-# computes is the same. Drawing is most of a plotting cell's cost (notebook 02's four figures: 2.6 of 6.4 CPU-s).
+# computes is the same. Drawing is much of a plotting notebook's cost (02's four figures: 2.6 of its 6.4 CPU-s).
 NO_FIGURES = "%config InlineBackend.figure_formats = set()"
 
 
