@@ -35,11 +35,12 @@ test: tools $(VENV)/installed
 # (Prescott; OpenBLAS reports it as "Katmai"), on one thread. Both run on any x86-64 CPU; each build check
 # prints the kernel it used. The build checks (one core each) run side by side, then nbval one at a time.
 BLAS_KERNELS ?= Haswell Prescott
+# make's shell may be dash, whose $(jobs -p) lists no jobs: each check's pid is kept, and waited for.
 blas-check: $(VENV)/installed
-	@for kernel in $(BLAS_KERNELS); do \
+	@pids=""; for kernel in $(BLAS_KERNELS); do \
 	  OPENBLAS_CORETYPE=$$kernel OPENBLAS_NUM_THREADS=1 $(BIN)/python -m grader build --check \
-	    > .blas-check-$$kernel.log 2>&1 & \
-	done; failed=0; for job in $$(jobs -p); do wait $$job || failed=1; done; \
+	    > .blas-check-$$kernel.log 2>&1 & pids="$$pids $$!"; \
+	done; failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
 	for kernel in $(BLAS_KERNELS); do echo "blas-check: OPENBLAS_CORETYPE=$$kernel"; \
 	  grep -v "^build: 0" .blas-check-$$kernel.log; rm -f .blas-check-$$kernel.log; done; \
 	[ $$failed = 0 ] || { echo "blas-check: the build check failed under another BLAS kernel (above)"; exit 1; }
