@@ -197,3 +197,29 @@ def test_figures_that_differ_only_by_rendering_noise_are_the_same_build_and_real
     assert not build.same_notebook(original, notebook("changed", changed))
     assert not build.same_notebook(original, notebook("smaller", figure[:-1]))
     assert not build.same_notebook(original, notebook("other_text", noise, text="another plot"))
+
+
+def test_the_build_draws_figures_with_matplotlibs_own_fonts_whatever_the_machines_font_cache(tmp_path, monkeypatch):
+    """A machine's font cache written by another matplotlib, without the fonts this one ships (STIX, which
+    mathtext uses): a figure drawn in the build warns of no missing font, so no warning is built into a
+    notebook, and nbval's kernels (conftest.py) read a cache of their own too."""
+    import json
+    import subprocess
+    import sys
+
+    machine = tmp_path / "machine"
+    monkeypatch.setenv("MPLCONFIGDIR", str(machine))
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True)
+    [cache] = machine.glob("fontlist-*.json")
+    fonts = json.loads(cache.read_text())
+    for kind in ("ttflist", "afmlist"):  # this matplotlib's own fonts are named relative to its mpl-data
+        fonts[kind] = [f for f in fonts[kind] if not f["fname"].startswith("fonts/")]
+    cache.write_text(json.dumps(fonts))
+    missing = subprocess.run([sys.executable, "-c", "import matplotlib.font_manager as fm; fm.findfont('STIXGeneral')"],
+                             capture_output=True, text=True)
+    assert "not found" in missing.stderr  # the machine's cache is as broken as the test means it to be
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.title(r'$\\sqrt{d_k}$')\nplt.show()")])
+    outputs = build.execute(nb, tmp_path).cells[0].outputs
+    assert [o.output_type for o in outputs] == ["display_data"], [o.get("text", "") for o in outputs]

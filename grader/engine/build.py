@@ -14,6 +14,7 @@ import copy
 import fnmatch
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -156,10 +157,14 @@ def execute(nb, cwd):
     # ipc transport: the kernel talks over local sockets, not TCP on localhost (ipykernel warns
     # about unencrypted TCP, once a notebook, in the build's output). The socket path must be
     # absolute: the kernel runs in cwd, this process does not.
-    with tempfile.TemporaryDirectory(prefix="course-kernel-") as sockets:
-        ipc = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+    # MPLCONFIGDIR: matplotlib builds its own font cache (half a second) rather than reading the machine's.
+    # A cache written by another matplotlib, without the fonts this one ships, makes the mathtext figures
+    # warn on stderr, and those warnings would be built into the notebooks.
+    with tempfile.TemporaryDirectory(prefix="course-kernel-") as private:
+        ipc = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(private) / "kernel")}})
         NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False, coalesce_streams=True,
-                       resources={"metadata": {"path": str(cwd)}}, config=ipc).execute()
+                       resources={"metadata": {"path": str(cwd)}}, config=ipc
+                       ).execute(env={**os.environ, "MPLCONFIGDIR": private})
     nb.metadata.pop("widgets", None)
     return nb
 
