@@ -100,21 +100,28 @@ def test_a_judgement_kernel_is_shared_only_by_parts_it_gives_no_helper_they_lack
     assert judgement_group("x", ["a", "b"], uses) == ["x"]  # not known to be wrong: alone, as it asked
 
 
-def test_parts_wrong_through_the_same_helper_are_judged_in_one_kernel_as_they_would_be_alone(tmp_path, monkeypatch):
-    """04 with attention_weights scaled by the wrong size: both multi-head parts are wrong as the notebook
-    runs them, and are judged with the course's attention_weights in one kernel, not one each, with the
-    verdicts they get when each is judged in a kernel of its own."""
-    nb = nbformat.read(ROOT / "solutions/04_multihead_attention/04_multihead_attention.ipynb", as_version=4)
-    cell = next(c for c in nb.cells if "def attention_weights" in c.source)
-    assert "np.sqrt(Q.shape[0])" in cell.source
-    cell.source = cell.source.replace("np.sqrt(Q.shape[0])", "np.sqrt(X.shape[0])")
+def executed_with_mistake(assignment, definition, right, wrong, tmp_path, monkeypatch):
+    """An answer key with one mistake (`right` replaced by `wrong` in the cell defining `definition`), its
+    probes injected and run as grading runs it (grading seed 7): the executed notebook, and its resources."""
+    nb = nbformat.read(ROOT / f"solutions/{assignment}/{assignment}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if definition in c.source)
+    assert right in cell.source
+    cell.source = cell.source.replace(right, wrong)
     monkeypatch.setenv(SEED_VARIABLE, "7")
-    resources = {"nbgrader": {"notebook": "04_multihead_attention", "assignment": "04_multihead_attention",
+    resources = {"nbgrader": {"notebook": assignment, "assignment": assignment,
                               "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
     injected, resources = InjectProbes().preprocess(nb, resources)
     result = parallel.execute({"notebook": json.dumps(injected), "timeout": 60, "notebook_timeout": 600,
                                "mode": parallel.kernel_mode()})
-    executed = nbformat.v4.reads(result["notebook"])
+    return nbformat.v4.reads(result["notebook"]), resources
+
+
+def test_parts_wrong_through_the_same_helper_are_judged_in_one_kernel_as_they_would_be_alone(tmp_path, monkeypatch):
+    """04 with attention_weights scaled by the wrong size: both multi-head parts are wrong as the notebook
+    runs them, and are judged with the course's attention_weights in one kernel, not one each, with the
+    verdicts they get when each is judged in a kernel of its own."""
+    executed, resources = executed_with_mistake("04_multihead_attention", "def attention_weights",
+                                                "np.sqrt(Q.shape[0])", "np.sqrt(X.shape[0])", tmp_path, monkeypatch)
     runs, execute = [], parallel.execute
     monkeypatch.setattr(parallel, "execute", lambda task: runs.append(task) or execute(task))
 
@@ -138,18 +145,9 @@ def test_a_judgement_kernel_draws_no_figure_and_judges_as_one_that_draws_them(tm
     """05 with masked_softmax filling the masked scores with 0: the multi-head parts after it are wrong as the
     notebook runs them, and their judgement runs the notebook again through its two heatmap cells. Nothing of
     that kernel is shown, so it draws no figure; its verdicts are the ones a kernel drawing them gives."""
-    nb = nbformat.read(ROOT / "solutions/05_batched_masked_attention/05_batched_masked_attention.ipynb",
-                       as_version=4)
-    cell = next(c for c in nb.cells if "def masked_softmax(" in c.source)
-    assert "np.where(mask, scores, -1e6)" in cell.source
-    cell.source = cell.source.replace("np.where(mask, scores, -1e6)", "np.where(mask, scores, 0)")
-    monkeypatch.setenv(SEED_VARIABLE, "7")
-    resources = {"nbgrader": {"notebook": "05_batched_masked_attention", "assignment": "05_batched_masked_attention",
-                              "student": "ada", "db_url": f"sqlite:///{tmp_path}/gradebook.db"}}
-    injected, resources = InjectProbes().preprocess(nb, resources)
-    result = parallel.execute({"notebook": json.dumps(injected), "timeout": 60, "notebook_timeout": 600,
-                               "mode": parallel.kernel_mode()})
-    executed = nbformat.v4.reads(result["notebook"])
+    executed, resources = executed_with_mistake("05_batched_masked_attention", "def masked_softmax(",
+                                                "np.where(mask, scores, -1e6)", "np.where(mask, scores, 0)",
+                                                tmp_path, monkeypatch)
     judged, execute = [], parallel.execute
     monkeypatch.setattr(parallel, "execute", lambda task: judged.append(execute(task)) or judged[-1])
 
