@@ -33,9 +33,11 @@ import os
 import queue
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -167,7 +169,11 @@ def floor(paths, timeout=10, notebook_timeout=None, cores=None):
     """Run every notebook's cells the floor's way on `cores` warm processes (default: all); returns a Floor."""
     cores = cores or os.cpu_count() or 1
     notebook_timeout = notebook_timeout or 10 * timeout  # as grade_class's default
-    env = {**os.environ, **FLOOR_ENV}
+    # A font cache of the run's own, as grading's kernels have one (the sandbox's /tmp): the machine's may
+    # have been written by another matplotlib without this one's fonts, and every figure with mathematics
+    # would look for them and warn.
+    fonts = tempfile.mkdtemp(prefix="floor-mpl-")
+    env = {**os.environ, **FLOOR_ENV, "MPLCONFIGDIR": fonts}
     root = str(Path(__file__).resolve().parents[1])
     servers = [subprocess.Popen([sys.executable, "-c", "from benchmarks.floor import serve; serve()"], cwd=root,
                                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -201,6 +207,7 @@ def floor(paths, timeout=10, notebook_timeout=None, cores=None):
         for server in servers:
             server.stdin.close()
             server.wait()
+        shutil.rmtree(fonts, ignore_errors=True)
     if len(results) != len(paths):
         raise RuntimeError(f"floor: {len(results)} of {len(paths)} notebooks ran")
     return Floor(sorted(results, key=lambda r: r["path"]), wall, cores)
