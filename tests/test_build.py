@@ -202,7 +202,7 @@ def test_figures_that_differ_only_by_rendering_noise_are_the_same_build_and_real
 def test_the_build_draws_figures_with_matplotlibs_own_fonts_whatever_the_machines_font_cache(tmp_path, monkeypatch):
     """A machine's font cache written by another matplotlib, without the fonts this one ships (STIX, which
     mathtext uses): a figure drawn in the build warns of no missing font, so no warning is built into a
-    notebook, and nbval's kernels (conftest.py) read a cache of their own too."""
+    notebook."""
     import json
     import subprocess
     import sys
