@@ -33,7 +33,6 @@ import os
 import queue
 import resource
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -165,20 +164,10 @@ class Floor:
         return sum(n["cpu"] for n in self.notebooks)
 
 
-def floor(paths, timeout=10, notebook_timeout=None, cores=None):
-    """Run every notebook's cells the floor's way on `cores` warm processes (default: all); returns a Floor."""
-    cores = cores or os.cpu_count() or 1
-    notebook_timeout = notebook_timeout or 10 * timeout  # as grade_class's default
-    # A font cache of the run's own, as grading's kernels have one (the sandbox's /tmp): the machine's may
-    # have been written by another matplotlib without this one's fonts, and every figure with mathematics
-    # would look for them and warn.
-    fonts = tempfile.mkdtemp(prefix="floor-mpl-")
-    env = {**os.environ, **FLOOR_ENV, "MPLCONFIGDIR": fonts}
+def _run_on_servers(paths, cores, env, limits):
+    """`cores` warm floor processes, each given notebooks until none is left; (their results, the wall time)."""
     root = str(Path(__file__).resolve().parents[1])
-    servers = [subprocess.Popen([sys.executable, "-c", "from benchmarks.floor import serve; serve()"], cwd=root,
-                                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-               for _ in range(cores)]
-    todo, results = queue.Queue(), []
+    todo, results, servers = queue.Queue(), [], []
     for path in paths:
         todo.put(str(path))
 
@@ -188,12 +177,15 @@ def floor(paths, timeout=10, notebook_timeout=None, cores=None):
                 path = todo.get_nowait()
             except queue.Empty:
                 return
-            server.stdin.write(json.dumps({"path": path, "timeout": timeout,
-                                           "notebook_timeout": notebook_timeout}) + "\n")
+            server.stdin.write(json.dumps({"path": path, **limits}) + "\n")
             server.stdin.flush()
             results.append(json.loads(server.stdout.readline()))
 
-    try:
+    try:  # started inside: a process that fails to start leaves none of the others running
+        for _ in range(cores):
+            servers.append(subprocess.Popen([sys.executable, "-c", "from benchmarks.floor import serve; serve()"],
+                                            cwd=root, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            text=True))
         for server in servers:  # warm: numpy and matplotlib imported before the clock starts
             assert "ready" in json.loads(server.stdout.readline())
         start = time.perf_counter()
@@ -202,12 +194,23 @@ def floor(paths, timeout=10, notebook_timeout=None, cores=None):
             t.start()
         for t in threads:
             t.join()
-        wall = time.perf_counter() - start
+        return results, time.perf_counter() - start
     finally:
         for server in servers:
             server.stdin.close()
             server.wait()
-        shutil.rmtree(fonts, ignore_errors=True)
+
+
+def floor(paths, timeout=10, notebook_timeout=None, cores=None):
+    """Run every notebook's cells the floor's way on `cores` warm processes (default: all); returns a Floor."""
+    cores = cores or os.cpu_count() or 1
+    notebook_timeout = notebook_timeout or 10 * timeout  # as grade_class's default
+    # A font cache of the run's own, as grading's kernels have one (the sandbox's /tmp): the machine's may
+    # have been written by another matplotlib without this one's fonts, and every figure with mathematics
+    # would look for them and warn.
+    with tempfile.TemporaryDirectory(prefix="floor-mpl-") as fonts:
+        results, wall = _run_on_servers(paths, cores, {**os.environ, **FLOOR_ENV, "MPLCONFIGDIR": fonts},
+                                        {"timeout": timeout, "notebook_timeout": notebook_timeout})
     if len(results) != len(paths):
         raise RuntimeError(f"floor: {len(results)} of {len(paths)} notebooks ran")
     return Floor(sorted(results, key=lambda r: r["path"]), wall, cores)
