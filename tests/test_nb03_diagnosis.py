@@ -257,3 +257,17 @@ def test_frequencies_made_with_another_size_of_the_inputs_are_said_with_it():
     assert said.startswith("rows 2, 3, 4, 5 and 6 of 7 (numbered from 0) turn at 1/10000**(2i/11), 11 being N"), said
     wrong[6] = 0.0  # not every row so: read a row at a time
     assert "11 being N" not in readings.encoding_rows({"D": D, "N": N}, wrong)
+
+
+def test_a_size_that_is_also_twice_D_is_not_named_and_the_exponent_is_said_as_it_reads():
+    """Rows turning at 1/10000**(i/D), the 2 of 2i left out. On D = 5, N = 10 that is also 1/10000**(2i/N):
+    naming N would blame a size the student never used. Said as the exponent reads, on any N."""
+    from grader.course.nb03_permutation_equivariance import readings
+    for D, N in ((5, 10), (6, 9)):
+        n = np.arange(N)
+        wrong = np.zeros((D, N))
+        for d in range(D):
+            w = 1 / 10000 ** ((d // 2) / D)
+            wrong[d] = np.sin(n * w) if d % 2 == 0 else np.cos(n * w)
+        said = readings.encoding_rows({"D": D, "N": N}, wrong)
+        assert f"turn at 1/10000**(i/{D}), where 1/10000**(2i/{D}) is due" in said and "being N" not in said, said

@@ -422,6 +422,8 @@ def test_a_mistake_is_named_only_when_it_explains_every_case():
     (lambda w: np.vstack([np.zeros((1, 4)), w[1:]]), "row 1 of 4 is 0 everywhere, where the right values are not"),
     (lambda w: np.hstack([w[:, :3], np.zeros((4, 1))]), "column 4 of 4 is 0 everywhere"),
     (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
+    (lambda w: np.floor(w), "it is the right answer rounded down: whole numbers where fractions are due"),
+    (lambda w: np.trunc(w), "it is the right answer with its fractions cut off (toward 0)"),
 ])
 def test_structural_findings_say_what_is_wrong(make, words):
     from grader.engine import diagnose
@@ -438,6 +440,21 @@ def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     assert "(7 is len(params): something done once per item" in diagnose.same_shape(7 * w, w, {"params": params, "X": w})
     assert "(5 is X.shape[1]: a scale applied twice" in diagnose.same_shape(5 * w, w, {"X": w})
     assert "(3 is a size of this input" in diagnose.same_shape(3 * w, w, {"X": w, "Y": np.zeros(3)})
+
+
+def test_one_number_is_called_a_multiple_of_the_right_one_only_by_a_size_and_an_update_on_a_copy_is_seen():
+    """Any number is some multiple of another: "1.169 times the right loss" says nothing, "3 times, 3 being
+    X.shape[0]" does. And a result equal to one of a list input's arrays as given (an update made on a copy) is
+    said as the input left unchanged, not as rows that happen to differ."""
+    from grader.engine import diagnose
+    X = np.zeros((3, 2))
+    assert diagnose.same_shape(np.array(1.169 * 2.5), np.array(2.5), {"X": X}) is None
+    assert "3 is X.shape[0]" in diagnose.same_shape(np.array(3 * 2.5), np.array(2.5), {"X": X})
+    rng = np.random.default_rng(0)
+    params = [rng.normal(size=(4, 3)), rng.normal(size=(5, 3))]
+    updated = params[1] - 0.01 * np.vstack([rng.normal(size=(3, 3)), np.zeros((2, 3))])
+    said = diagnose.same_shape(params[1], updated, {"params": params})
+    assert said.startswith("it equals one of the arrays of the input params, unchanged"), said
 
 
 def test_weights_normalised_along_the_wrong_axis_are_found():
@@ -660,6 +677,102 @@ def block_parameters(D, H, D_ff):
     assert "minus the MLP's biases (b1 and b2: D_ff + D)" in v.message, v.message
 
 
+def test_a_sum_of_known_values_is_said_only_when_every_wrong_case_shows_it(monkeypatch):
+    """Each head's scores costed at full width: H T^2 D where T^2 D is due. On the book's case (H = 2) that is
+    also the attention's count less the projections', by chance; the fresh inputs (other H) show it is H
+    times the scores' count. The verdict says what holds on every case, not the sum one case allows."""
+    probe = PROBES["08_transformer_block"]["test_block_flops"]
+    student = """
+def block_flops(D, H, T, D_ff):
+    projections = 4 * T * D * D
+    scores = H * T * D * T
+    weighted = H * T * T * D
+    return projections + scores + weighted + T * D * D_ff + T * D_ff * D
+"""
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    assert cases[0].inputs["H"] == 2 and all(c.inputs["H"] != 2 for c in cases[1:])
+    chance = "is the right attention's multiply-adds minus the projections' multiply-adds"
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score == 0 and v.finding == "step" and chance not in v.message, v.message
+    assert "your `scores` is" in v.message and "times the right one" in v.message and "is the input H" in v.message
+    # On the book's case alone the sum holds, and is said: that is what the other cases rule out
+    results = outputs[0]["data"][protocol.MIME]["results"]
+    alone = [dict(outputs[0], data={protocol.MIME: dict(outputs[0]["data"][protocol.MIME], results=results[:1])})]
+    assert chance in verdict(probe, cases[:1], alone, 1).message
+
+
+@pytest.mark.parametrize("notebook, part, student, said", [
+    ("11_decoding", "test_greedy", """
+def greedy(next_logits, prompt, n_new):
+    ids = list(prompt)
+    for _ in range(5):  # the notebook's example asks for 5
+        ids.append(int(np.argmax(next_logits(ids))))
+    return ids
+""", "does what the right code does with n_new = 5, whatever n_new it is given"),
+    ("05_batched_masked_attention", "test_transpose_output", """
+H = 4  # the notebook's own number of heads, read in place of the argument
+def transpose_output(X, num_heads):
+    X = X.reshape(X.shape[0] // H, H, X.shape[1], X.shape[2])
+    return X.transpose(0, 2, 1, 3).reshape(X.shape[0], X.shape[2], -1)
+""", "does what the right code does with num_heads = 4, whatever num_heads it is given"),
+])
+def test_a_whole_number_argument_the_code_does_not_follow_is_said(monkeypatch, notebook, part, student, said):
+    """A size written into the code, or a notebook's variable read in place of the argument: on every case the
+    result is the reference's with that argument set to one value (an error where that value raises too)."""
+    probe = PROBES[notebook][part]
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score < 1 and said in v.message and v.finding == "structural", v.message
+    # and not of an answer that follows its argument, right or wrong another way
+    right = student.replace("range(5)", "range(n_new)").replace("// H, H,", "// num_heads, num_heads,")
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + right, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    assert verdict(probe, cases, outputs, 1).score == 1
+
+
+def test_a_result_that_is_another_results_right_value_is_said_so(monkeypatch):
+    """beam_search that never applies length_norm: its normalised answer is the unnormalised one, on every input.
+    (On these inputs the catalogued "probabilities multiplied" gives the same results and is named first: the
+    catalogue still speaks before any finding. Without it, the fact is said.)"""
+    import dataclasses
+    catalogued = PROBES["11_decoding"]["test_beam_search"]
+    probe = dataclasses.replace(catalogued, mistakes=[])
+    student = """
+def log_softmax(x):
+    shifted = np.asarray(x, dtype=float) - np.max(x)
+    return shifted - np.log(np.sum(np.exp(shifted)))
+
+def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
+    prompt = list(prompt)
+    beams = [(prompt, 0.0)]
+    for step in range(n_new):
+        candidates = []
+        for ids, score in beams:
+            if len(ids) > len(prompt) and ids[-1] == end:
+                candidates.append((ids, score))
+                continue
+            log_probs = log_softmax(next_logits(ids))
+            for token in range(len(log_probs)):
+                candidates.append((ids + [token], score + log_probs[token]))
+        order = np.argsort(-np.array([score for _, score in candidates]), kind="stable")
+        beams = [candidates[i] for i in order[:beam_width]]
+    return beams[0][0]
+"""
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score < 1 and v.mistake is None, v.message
+    assert ("Its result with length normalisation is the right result without length normalisation on every "
+            "input where the two differ") in v.message, v.message
+    assert verdict(catalogued, cases, outputs, 1).mistake == "probabilities multiplied"
+
+
 def test_the_judgement_runs_trace_never_reaches_the_verdict(monkeypatch):
     """The run with the course's helpers in place of the student's held the course's code: its trace (names
     and arrays of the course's functions) must not reach the words of the verdict, only its results do."""
@@ -745,3 +858,16 @@ def test_the_graders_allclose_and_same_agree_with_numpy_and_the_notebooks_checks
         assert course.same(a.ravel()[:1], b) == bool(notebook_checks._same(a.ravel()[:1], b))  # other shapes
         agreed[expected] += 1
     assert min(agreed.values()) > 500  # both answers were asked for, many times
+
+
+@pytest.mark.parametrize("p, said", [
+    ([0.5, 0.6], "the probabilities given to a random choice do not sum to one: divide them by their own sum"),
+    ([np.nan, 1.0], "the probabilities given to a random choice contain nan"),
+    ([-0.5, 1.5], "the probabilities given to a random choice include negative numbers"),
+])
+def test_numpys_own_errors_on_a_random_choices_probabilities_are_explained(p, said):
+    """The errors numpy's choice raises, as the kernel reports them, each told what it means."""
+    from grader.engine import diagnose
+    with pytest.raises(ValueError) as raised:
+        np.random.default_rng(0).choice(2, p=p)
+    assert diagnose.error(f"raised ValueError: {raised.value}").startswith(said)

@@ -280,12 +280,25 @@ def same_shape(got, want, inputs=None, names=()):
                 "a division by zero, or a row of -inf going into a softmax?")
     if g.size > 1 and np.all(g == 0):
         return "it is all zeros: is the placeholder line still there, or is the result never filled in?"
+    if np.unique(g).size >= 3 and np.array_equal(g, np.round(g)) and not np.allclose(w, np.round(w)):
+        # Whole numbers where fractions are due: the right answer with its fractions cut off, when it is that
+        # (three values at least: 0s and 1s where weights are due is a hard choice, not a rounding)
+        for rounding, words in ((np.floor, "rounded down"), (np.trunc, "with its fractions cut off (toward 0)"),
+                                (np.rint, "rounded to the nearest whole number"), (np.ceil, "rounded up")):
+            if np.array_equal(g, rounding(w)):
+                return (f"it is the right answer {words}: whole numbers where fractions are due (a // or an int() "
+                        "drops the fractions; / keeps them)")
     for name, value in (inputs or {}).items():
-        if isinstance(value, np.ndarray) and value.shape == g.shape and _close(g, np.asarray(value, dtype=float)):
-            # The placeholder returns it; so does an update far too small to see (an Adam step over a huge
-            # bias correction): both are said, neither is guessed.
-            return (f"it equals the input {name}, unchanged within the tolerance: the change it should make "
-                    "is missing (a placeholder line still returning it?) or far too small")
+        # (an input that is a list of arrays, 09's parameters: each of them, as it was given)
+        given = [value] if isinstance(value, np.ndarray) else [v for v in value if isinstance(v, np.ndarray)] \
+            if isinstance(value, (list, tuple)) else []
+        for v in given:
+            if v.shape == g.shape and _close(g, np.asarray(v, dtype=float)):
+                # The placeholder returns it; so does an update far too small to see (an Adam step over a huge
+                # bias correction), or one made on a copy: said as what it is, no cause guessed.
+                which = f"the input {name}" if v is value else f"one of the arrays of the input {name}"
+                return (f"it equals {which}, unchanged within the tolerance: the change it should make "
+                        "is missing (a placeholder line still returning it?) or far too small")
     if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _close(np.swapaxes(g, -1, -2), w):
         return f"it is the transpose of the right answer ({axes[-2]} and {axes[-1]} swapped)"
     norm = float(np.vdot(w, w))
@@ -297,7 +310,9 @@ def same_shape(got, want, inputs=None, names=()):
             if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
                 return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
                         "is each divided by the right sum (the sum of the exponentials)?")
-            return f"every entry is {c:.4g} times the right one{_factor_words(c, inputs)}"
+            words = _factor_words(c, inputs)
+            if g.size > 1 or words:  # (one number is some multiple of any other: a factor alone says nothing)
+                return f"every entry is {c:.4g} times the right one{words}"
     for axis in range(g.ndim):
         if g.shape[axis] > 1:
             order = _as_permutation(g, w, axis)
@@ -439,6 +454,13 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
      lambda m: "an array was built from pieces of different lengths: are all the rows (or tokens) the same size?"),
     (r"unsupported operand type\(s\) for [@*+/-]+: 'list'|'list' and",
      lambda m: "a Python list was used where an array is needed: make it an array first, np.array(...)"),
+    # numpy's choice (Generator.choice, np.random.choice) checks the p it is given
+    (r"[Pp]robabilities do not sum to 1",
+     lambda m: "the probabilities given to a random choice do not sum to one: divide them by their own sum, after "
+               "every change made to them"),
+    (r"[Pp]robabilities (contain NaN|are not non-negative)",
+     lambda m: f"the probabilities given to a random choice {'contain nan' if 'NaN' in m[1] else 'include negative numbers'}: "
+               "they must be numbers from 0 to 1 that sum to one"),
 ]
 
 

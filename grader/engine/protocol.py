@@ -807,9 +807,10 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
     if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
         mistake = named
-        step, certain, *more = (None, False) if mistake else _step_finding(probe, cases, got, reasons, traces)
+        argument = None if mistake else _argument_finding(probe, cases, got, reasons)
+        step, certain, *more = (None, False) if mistake or argument else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
-        cause = mistake.said if mistake else step if certain else _finding(probe, cases, got, reasons)[0]
+        cause = mistake.said if mistake else argument or (step if certain else _finding(probe, cases, got, reasons)[0])
         # What is known: right on the example, wrong on every fresh input. Not why: a size tied to the example
         # is one cause, a rule the example cannot show (a tie, a space at the end of a text) another, and the
         # cause above says which when anything can.
@@ -842,6 +843,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     mistake = named
     if mistake:
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
+    # What one argument set to another value gives, or another result's right value, on every case: a fact that
+    # holds whatever the code looks like, so it comes before what the trace suggests
+    argument = _argument_finding(probe, cases, got, reasons) or _other_result_finding(probe, cases, got, reasons)
+    if argument:
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(argument)}",
+                       finding="structural")
     step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
     if certain:
         from .steps import BARE
@@ -859,6 +866,96 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     if step and kind == "reported":  # wrong values and no more: say at least which steps are right
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
+
+
+def _other_result_finding(probe, cases, got, reasons):
+    """ "Its result with length normalisation is the right result without length normalisation on every input
+    where the two differ", when each wrong result of a part with several (at most 12) is, on every case, its own
+    right value or one other result's right value, the same other one on every case. None otherwise."""
+    wants = []
+    for case, g in zip(cases, got):
+        want = probe.reference(case.inputs)
+        if not isinstance(want, list) or not 1 < len(want) <= 12 or not isinstance(g, (list, np.ndarray)) \
+                or len(g) != len(want):
+            return None
+        wants.append(want)
+    n = len(wants[0])
+    name = (lambda i: probe.outputs[i]) if len(probe.outputs) == n else (lambda i: f"{i + 1} (of {n})")
+    said = []
+    for i in range(n):
+        wrong = [k for k, (g, want) in enumerate(zip(got, wants)) if compare(g[i], want[i], exact=probe.exact_shape)]
+        if not wrong:
+            continue
+        others = [j for j in range(n) if j != i and all(
+            compare(got[k][i], wants[k][j], exact=probe.exact_shape) is None for k in wrong)]
+        if len(others) != 1:
+            return None  # a wrong result that is no other one's (or could be two): nothing certain to say
+        said.append(f"its result {name(i)} is the right result {name(others[0])}")
+    if not said:
+        return None
+    return f"{_listing(said)[0].upper()}{_listing(said)[1:]} on every input where the two differ"
+
+
+ARGUMENT_BUDGET = 0.3  # CPU seconds of reference calls _argument_finding may spend on one part (a wrong part)
+
+
+def _argument_finding(probe, cases, got, reasons):
+    """ "On every input it does what the right code does with num_heads = 4, whatever num_heads it is given (2 on
+    the book's case): ..." when the results are, on every case, the reference's with one whole-number argument of
+    the part's call set to one other value: a constant (a size written into the code, a notebook's variable
+    read in place of the argument) or another argument's value. Said only when exactly one such value fits every
+    case, and some wrong case tells it from the argument given; None otherwise (or when the reference calls
+    would cost more than ARGUMENT_BUDGET)."""
+    import re
+    import time
+    if not probe.call or all(g is None for g, why in zip(got, reasons) if why is not None):
+        return None
+    names = [k for k, v in cases[0].inputs.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+             and "seed" not in k and re.search(rf"(?<![\w.'\"]){re.escape(k)}(?![\w'\"=])", probe.call)
+             and all(isinstance(c.inputs.get(k), (int, np.integer)) for c in cases)]
+    if not names:
+        return None
+    book = next((c for c in cases if c.label == "book"), cases[0])
+    start, fits = time.process_time(), []
+    for name in names:
+        constants = sorted(set(range(0, 17)) | {int(book.inputs[k]) for k in names})
+        options = [(c, None) for c in constants] + [(None, k) for k in names if k != name]
+        for constant, other in options:
+            def value(case):
+                return constant if other is None else int(case.inputs[other])
+            if not any(why is not None and value(c) != int(c.inputs[name]) for c, why in zip(cases, reasons)):
+                continue  # the argument itself on every wrong case: nothing to tell
+            def fits_case(case, g, why):
+                if value(case) == int(case.inputs[name]):
+                    return why is None  # where it is given that value, the right answer: as the argument was
+                try:
+                    other_answer = probe.reference(dict(case.inputs, **{name: value(case)}))
+                except Exception:  # a value the reference cannot take: where the student's code raised too
+                    return g is None
+                return g is not None and compare(g, other_answer, exact=probe.exact_shape) is None
+
+            for case, g, why in sorted(zip(cases, got, reasons), key=lambda t: t[2] is None):  # wrong ones first
+                if time.process_time() - start > ARGUMENT_BUDGET:
+                    return None
+                if not fits_case(case, g, why):
+                    break
+            else:  # every case, and a wrong one whose result is that answer (not only errors where it raises)
+                if any(why is not None and g is not None and value(c) != int(c.inputs[name])
+                       for c, g, why in zip(cases, got, reasons)):
+                    fits.append((name, constant, other))
+    if len(fits) != 1:
+        return None
+    name, constant, other = fits[0]
+    # an example of the argument given, on a case where it is not the constant: "2 on the book's case"
+    shown = next(c for c, why in zip(cases, reasons) if why is not None and constant != int(c.inputs[name])) \
+        if other is None else book
+    given = f"{int(shown.inputs[name])} on {_where(shown) if shown.label == 'book' else 'a fresh input'}"
+    if other is None:
+        return (f"On every input it does what the right code does with {name} = {constant}, whatever {name} it is "
+                f"given ({given}): the result must follow the argument {name}")
+    return (f"On every input it does what the right code does with {name} equal to {other}, not to the {name} it "
+            f"is given ({name} = {int(book.inputs[name])}, {other} = {int(book.inputs[other])} on {_where(book)}): "
+            f"the result must follow the argument {name}")
 
 
 def _yes_no(value):
@@ -1041,15 +1138,23 @@ def _step_finding(probe, cases, got, reasons, traces):
     first wrong case whose trace shows one, the book's first, so the same answer is told the same whatever
     the fresh draw; (None, False) when no trace shows anything."""
     from . import steps
-    uncertain = None
-    for case, value, why, trace in zip(cases, got, reasons, traces):
-        if why is None or not trace:
-            continue
+
+    def first_wrong(case, value, trace):
         try:
             wanted, want, single = _steps_of(probe, case)
-            said = steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps)
+            return steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps), True
         except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
-            continue  # (or a student's array no step's shape fits): nothing said from the trace
+            return None, False  # (or a student's array no step's shape fits): nothing said from the trace
+
+    wrong = [(case, value, trace) for case, value, why, trace in zip(cases, got, reasons, traces)
+             if why is not None and trace]
+    uncertain = None
+    for n, (case, value, trace) in enumerate(wrong):
+        said, _ = first_wrong(case, value, trace)
+        if said and isinstance(said[1], steps.Relation) and any(
+                described and (other or (None, None))[1] != said[1]
+                for other, described in (first_wrong(*w) for w in wrong[:n] + wrong[n + 1:])):
+            continue  # a sum of known values on this case alone: chance, not the student's computation
         if said and said[1]:
             return said
         uncertain = uncertain or (said[0] if said else None)

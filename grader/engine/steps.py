@@ -162,7 +162,7 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
-        return text, True
+        return text, Relation(finding) if isinstance(finding, Known) else True
     if not single:
         shared = _returned_another(steps, values, result, expected) or _source_of_wrong_results(steps, right)
         if shared:
@@ -353,6 +353,13 @@ def _the(name):
 BARE = "bare"  # first_wrong's second item for a last step found wrong with nothing more to say of it
 
 
+class Relation(str):
+    """first_wrong's second item when an array is tied to its step as a sum of known values (a Known: "your `K` is
+    the right keys minus the input `X`"), the tie's own words. On one case such a sum can hold by chance (08's counts:
+    with H = 2, H T^2 D is also the attention's count less the projections'): the verdict says it only when
+    every other wrong case ties the same words (protocol._step_finding)."""
+
+
 # Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot
 # matrix "gives no weight" where probabilities would, any non-negative array "does not sum to one").
 WEAK = ("close, but", "it holds", "it gives", "its weights do not sum", "it is the same for every")
@@ -443,7 +450,7 @@ def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
                 text = text.rsplit(": ", 1)[0]
             ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
                        f"in {_yours(where, name)}, {text}")
-            ties[i] = Related(ties[i]) if related else ties[i]
+            ties[i] = Known(ties[i]) if related else ties[i]
         if ties:
             # A part with several results: an array it does not return that ties to a step on the way is no
             # attempt at a result made from it (a gradient 2 times too large, not the moment 20 times)
@@ -672,6 +679,11 @@ class Tie(str):
 class Related(Tie):
     """What an attempt at a step is, said as known values (engine/steps._related): more than any structural
     finding on the result says."""
+
+
+class Known(Related):
+    """A Related found by `_related`: the attempt equals a sum of values the grader knows. Such a sum can hold on
+    one case by chance (see Relation)."""
 
 
 def _tie(text, a):

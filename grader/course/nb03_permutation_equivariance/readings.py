@@ -226,24 +226,34 @@ def _row_words(row, d, D, tolerance):
     return "phase", f"the right frequency, with its angles starting at {shift:.4g} radians where 0 is due"
 
 
+# 1/10000**(2i/x) with x a multiple of D, as the exponent reads then: x = 2D is 1/10000**(i/D)
+_EXPONENTS = {2.0: "i/{D}", 0.5: "4i/{D}"}
+
+
 def _other_denominator(got, wrong, D, sizes):
     """ "rows 2 to 8 turn at 1/10000**(2i/12), 12 being N, where 1/10000**(2i/9) is due", when every wrong row is
-    a sine or cosine of the right phase whose frequency is 1/10000**(2i/x) for one other size x of the inputs."""
+    a sine or cosine of the right phase whose frequency is 1/10000**(2i/x) for one x: another size of the inputs,
+    or twice or half of D (said as the exponent then reads, 1/10000**(i/D)). A size that is also twice or half
+    of D is not named: on D = 5, N = 10, rows turning at 1/10000**(i/5) show nothing of N."""
     found = set()
     for d in wrong:
         read = _as_sine(got[d], 1e-6)
         if d < 2 or read is None or read[0] <= 1e-12 or abs(read[1] - 1) > 1e-6:
             return None
         x = 2 * (d // 2) * math.log(10000.0) / -math.log(read[0])  # 1/10000**(2i/x) = w
+        k = next((k for k in _EXPONENTS if abs(x - k * D) < 1e-6), None)
         name = next((n for n, size in sizes.items() if size != D and abs(x - size) < 1e-6), None)
-        if name is None:
+        if k is None and name is None:
             return None
-        found.add(name)
+        found.add(k if k is not None else name)
     if len(found) != 1:
         return None
-    name = found.pop()
-    return (f"rows {_listing([str(d) for d in wrong])} of {D} (numbered from 0) turn at 1/10000**(2i/{sizes[name]}), "
-            f"{sizes[name]} being {name}, where 1/10000**(2i/{D}) is due, D = {D} being the number of rows")
+    rows = f"rows {_listing([str(d) for d in wrong])} of {D} (numbered from 0)"
+    due = f"where 1/10000**(2i/{D}) is due, D = {D} being the number of rows"
+    what = found.pop()
+    if what in _EXPONENTS:
+        return f"{rows} turn at 1/10000**({_EXPONENTS[what].format(D=D)}), {due}"
+    return f"{rows} turn at 1/10000**(2i/{sizes[what]}), {sizes[what]} being {what}, {due}"
 
 
 def encoding_rows(inputs, value):
