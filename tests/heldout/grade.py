@@ -1,13 +1,14 @@
 """Grade the held-out wrong answers (tests/heldout/entries.py) and write what the grader said, for judging by hand.
 
-    python -m tests.heldout.grade OUT_DIR [--only NAME ...]
+    python -m tests.heldout.grade OUT_DIR [--round 2] [--only NAME ...]
 
 Each entry is notebook NN's answer key with one TODO cell replaced by the entry's source, handed in by a
 student named after the entry. They are graded together by `python -m grader grade`'s own function, in
 sandboxed kernels, with a fixed grading seed (the same fresh inputs on every run), and OUT_DIR/verdicts.md
 gets, per entry, its true cause and every part that lost marks with the verdict's words. Judge each
 verdict against the true cause (accurate / partial / symptom / misdirected / full marks) in
-tests/heldout/judged.md; the closing note and the README report the table.
+tests/heldout/judged.md; the closing note and the README report the table. --round 2 grades the second set
+(tests/heldout/round2.py), written later the same way, against a grader the first set had already shaped.
 """
 import argparse
 import os
@@ -18,11 +19,15 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout.entries import ENTRIES
+from tests.heldout import entries as round1, round2
 from tests.sample_class import submission
 from tests.students import Student
 
 SEED = "20261125"
+
+
+def entries_of_round(number):
+    return {1: round1.ENTRIES, 2: round2.ENTRIES}[number]
 
 
 def write(folder, entries):
@@ -35,11 +40,12 @@ def write(folder, entries):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tests.heldout.grade")
     parser.add_argument("out")
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
     shutil.rmtree(out, ignore_errors=True)
-    entries = [e for e in ENTRIES if not args.only or e.name in args.only]
+    entries = [e for e in entries_of_round(args.round) if not args.only or e.name in args.only]
     write(out / "submissions", entries)
     os.environ[SEED_VARIABLE] = SEED
     rows = grade_class(out / "submissions", out / "course", say=lambda *a: None, progress=False)
