@@ -13,7 +13,7 @@ from grader.course import PROBES
 from grader.course.shared import steps as course_steps
 from grader.engine.courseware import course
 from grader.engine.protocol import Step
-from grader.engine.steps import Relation, _deps, first_wrong, holds
+from grader.engine.steps import Known, _deps, first_wrong, holds
 
 SEEDS = range(20)
 STEPPED = sorted((a, g) for a, probes in PROBES.items() for g, p in probes.items() if p.steps)
@@ -193,7 +193,7 @@ def test_two_steps_that_lead_to_the_same_wrong_results_are_not_told_apart():
              Step("r", "a * b", (x + 1) * 2 * x, (), ("a", "b")), Step("s", "x - 1", x - 1, (), ())]
     noise = np.random.default_rng(0).standard_normal((2, 3))
     said = first_wrong(steps, [("f", "s", x - 1), ("f", "r", noise)], {"x": x}, False, None, [steps[2].value, x - 1])
-    assert not (said and (said[1] is True or isinstance(said[1], Relation))), said
+    assert not (said and (said[1] is True or isinstance(said[1], Known))), said
 
 
 def test_two_paths_to_one_result_are_one_mistake_only_when_no_step_tells_them_apart():

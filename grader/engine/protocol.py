@@ -14,6 +14,7 @@ patching numpy, `assert` helpers or `__eq__` in the kernel cannot earn a mark:
 the only way to get the grader's numbers is to compute them.
 """
 import base64
+import functools
 import inspect
 import io
 import json
@@ -1139,21 +1140,25 @@ def _step_finding(probe, cases, got, reasons, traces):
     the fresh draw; (None, False) when no trace shows anything."""
     from . import steps
 
-    def first_wrong(case, value, trace):
+    wrong = [(case, value, trace) for case, value, why, trace in zip(cases, got, reasons, traces)
+             if why is not None and trace]
+
+    @functools.cache
+    def first_wrong(n):
+        """(first_wrong's answer on wrong case n, whether the steps describe that case); each made once."""
+        case, value, trace = wrong[n]
         try:
             wanted, want, single = _steps_of(probe, case)
             return steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps), True
         except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
             return None, False  # (or a student's array no step's shape fits): nothing said from the trace
 
-    wrong = [(case, value, trace) for case, value, why, trace in zip(cases, got, reasons, traces)
-             if why is not None and trace]
     uncertain = None
-    for n, (case, value, trace) in enumerate(wrong):
-        said, _ = first_wrong(case, value, trace)
-        if said and isinstance(said[1], steps.Relation) and any(
+    for n in range(len(wrong)):
+        said, _ = first_wrong(n)
+        if said and isinstance(said[1], steps.Known) and any(
                 described and (other or (None, None))[1] != said[1]
-                for other, described in (first_wrong(*w) for w in wrong[:n] + wrong[n + 1:])):
+                for other, described in (first_wrong(k) for k in range(len(wrong)) if k != n)):
             continue  # a sum of known values on this case alone: chance, not the student's computation
         if said and said[1]:
             return said

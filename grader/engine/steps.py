@@ -117,7 +117,8 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
     `trace` is [(where, name, array)], the student's arrays on the same case; the result is known wrong
     (`result`, what came back; `expected`, the reference's result, for a part with several).
     Certain: the first wrong step, shown by one of the student's arrays that a structural finding ties to
-    it (an array that merely has its shape proves nothing: the step may have been computed inline, right).
+    it (an array that merely has its shape proves nothing: the step may have been computed inline, right);
+    when the tie is a sum of known values, `certain` is that tie (a Known) rather than True.
     Not certain: which steps are right, and nothing more.
     `remake(inputs)` computes the steps again on other inputs: an array that is a step made with one input in
     place of another (the keys projected from the queries) is said to be that.
@@ -162,7 +163,7 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
-        return text, Relation(finding) if isinstance(finding, Known) else True
+        return text, finding if isinstance(finding, Known) else True
     if not single:
         shared = _returned_another(steps, values, result, expected) or _source_of_wrong_results(steps, right)
         if shared:
@@ -351,13 +352,6 @@ def _the(name):
 
 
 BARE = "bare"  # first_wrong's second item for a last step found wrong with nothing more to say of it
-
-
-class Relation(str):
-    """first_wrong's second item when an array is tied to its step as a sum of known values (a Known: "your `K` is
-    the right keys minus the input `X`"), the tie's own words. On one case such a sum can hold by chance (08's counts:
-    with H = 2, H T^2 D is also the attention's count less the projections'): the verdict says it only when
-    every other wrong case ties the same words (protocol._step_finding)."""
 
 
 # Findings that do not tie an array to a step: true of many arrays that were never an attempt at it (a one-hot
@@ -682,8 +676,10 @@ class Related(Tie):
 
 
 class Known(Related):
-    """A Related found by `_related`: the attempt equals a sum of values the grader knows. Such a sum can hold on
-    one case by chance (see Relation)."""
+    """A Related found by `_related`: the attempt equals a sum of values the grader knows. first_wrong gives it as
+    its second item. On one case such a sum can hold by chance (08's counts: with H = 2, H T^2 D is also the
+    attention's count less the projections'): the verdict says it only when every other wrong case ties the same
+    words (protocol._step_finding)."""
 
 
 def _tie(text, a):
