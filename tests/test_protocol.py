@@ -131,6 +131,14 @@ def test_a_cell_that_does_not_set_its_outputs_is_told_so(monkeypatch):
     ([], "could not report"),
     ([{"output_type": "error", "ename": "CellTimeoutError", "evalue": ""}], "time limit"),
     ([{"output_type": "display_data", "data": {protocol.MIME: {"results": "nonsense"}}}], "malformed"),
+    # the grader's words where the kernel stopped, and in the cells after it (grader/engine/parallel.py)
+    ([{"output_type": "error", "ename": "KernelStopped", "evalue": protocol.KERNEL_STOPPED[0]}],
+     "not graded, the kernel died while running its check"),
+    ([{"output_type": "error", "ename": "KernelStopped", "evalue": protocol.KERNEL_STOPPED[5].format(gib="5")}],
+     "not graded, its check did not run: the kernel was stopped at an earlier cell, where it went over its memory "
+     "budget of 5 GiB"),
+    # a student's exception of that name is not the grader's word
+    ([{"output_type": "error", "ename": "KernelStopped", "evalue": "full marks, says the grader"}], "could not report"),
 ])
 def test_no_report_scores_zero(outputs, words):
     cases = SELF_ATTENTION.cases(np.random.default_rng(0))

@@ -377,3 +377,35 @@ def test_the_kernel_computes_with_the_blas_kernel_the_grading_process_was_told_t
     inside = run_in_sandbox(BLAS_IN_USE)
     assert inside.returncode == 0, inside.stderr
     assert inside.stdout == outside.stdout, (inside.stdout, outside.stdout)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a kernel's cgroup needs the grader to run as root")
+def test_the_kernel_joins_its_cgroup_even_if_it_was_forked_while_the_sandbox_was_read(monkeypatch):
+    """The sandbox's init forks the kernel while the grader reads /proc to put the sandbox in its cgroup: a
+    kernel missed by that read must still join (it would otherwise run without its CPU and memory limits).
+    The first read is made to miss it, as it does when the fork comes just after the read."""
+    import asyncio
+    from grader.engine import cgroup
+    if cgroup.hierarchy() is None:
+        pytest.skip("this machine offers no cgroup to the grader")
+    real = SandboxedKernelManager.sandbox_pids
+    reads = []
+
+    def late_read(self):
+        pids = real(self)
+        while len(pids) < 3:  # bwrap, its init, the kernel: wait for the kernel, then leave it out once
+            time.sleep(0.01)
+            pids = real(self)
+        reads.append(pids)
+        return pids[:2] if len(reads) == 1 else pids
+    monkeypatch.setattr(SandboxedKernelManager, "sandbox_pids", late_read)
+
+    async def kernel_in_its_group():
+        km = SandboxedKernelManager(kernel_name="python3")
+        await km.start_kernel()
+        try:
+            return km.kernel_host_pid(), km._cgroup.pids()
+        finally:
+            await km.shutdown_kernel(now=True)
+    kernel, group = asyncio.run(kernel_in_its_group())
+    assert kernel is not None and kernel in group, (kernel, group, reads)

@@ -22,6 +22,7 @@ import json
 import multiprocessing
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -210,6 +211,27 @@ def waited_for_a_core(pid):
         return None
 
 
+def below(pid):
+    """Pids of every process below pid, from Linux's /proc/<pid>/task/<tid>/children (a few reads, not a
+    scan of /proc); empty where that cannot be read."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{tid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            todo.extend(c for c in children if c not in found)
+            found.update(children)
+    return found
+
+
 def kernel_pid(km):
     """The kernel's own process as this process sees it (not bubblewrap's, nor the zygote's), or None."""
     find = getattr(km, "kernel_host_pid", None)
@@ -233,6 +255,11 @@ class SurviveKernelDeath:
     ready to run but waiting for a core (schedstat) is given back, and the cell is stopped once it
     has had its limit of running (or sleeping) time, and at the latest at STARVED_LIMIT times its
     limit. On a machine with cores to spare nothing waits, and a cell stops exactly as nbclient stops it.
+
+    A cell stopped at its limit is stopped with every process it started: they are killed before the
+    kernel is interrupted. An interrupt reaches the kernel alone (it comes as a message), and children
+    that fill the kernel's memory budget would leave the kernel too starved of memory to answer it in
+    time, which would end the notebook. Processes an earlier cell started are left running.
     """
 
     # Characters of output one cell keeps, of every type (streams, displays, results, errors): past it the
@@ -241,7 +268,7 @@ class SurviveKernelDeath:
     STARVED_LIMIT = 3  # a cell's wall time at most, in multiples of its time limit, however long it waited
 
     def preprocess(self, nb, resources, *args, **kwargs):
-        self._kernel_died = False
+        self._kernel_stopped = None  # or why the kernel stopped, in words for the cells after it
         self._output_kept = {}
         self._kernel_pid = None
         return super().preprocess(nb, resources, *args, **kwargs)
@@ -251,6 +278,40 @@ class SurviveKernelDeath:
         if getattr(self, "_kernel_pid", None) is None:
             self._kernel_pid = kernel_pid(getattr(self, "km", None))
         return waited_for_a_core(self._kernel_pid) if self._kernel_pid is not None else None
+
+    def _started(self):
+        """The processes the notebook's kernel has started and that still run (everything in the kernel's
+        cgroup, or below its sandbox's init or the kernel), the kernel itself aside."""
+        km = getattr(self, "km", None)
+        pid = kernel_pid(km)
+        group = getattr(km, "_cgroup", None)
+        found = set(group.pids()) if group is not None else below(getattr(km, "_init_pid", None) or pid)
+        found.discard(pid)
+        return found
+
+    def _stop_started_by_cell(self):
+        """Kill what the running cell started (see the class doc). A pid is signalled through a pidfd, and
+        only if it still belongs to the kernel once that pidfd is open: never a process that reused it."""
+        before = getattr(self, "_running_before_cell", None)
+        if before is None:
+            return
+        handles = {}
+        for pid in self._started() - before:
+            try:
+                handles[pid] = os.pidfd_open(pid)
+            except OSError:
+                pass
+        try:
+            still = self._started()
+            for pid, fd in handles.items():
+                if pid in still:
+                    try:
+                        signal.pidfd_send_signal(fd, signal.SIGKILL)
+                    except OSError:
+                        pass
+        finally:
+            for fd in handles.values():
+                os.close(fd)
 
     def _get_timeout(self, cell):
         # nbclient asks for the cell's limit just after it sends the cell: the cell's clocks start here
@@ -273,6 +334,7 @@ class SurviveKernelDeath:
                 return None  # the reply came: nbclient reads it (and comes back here if it was another message)
             await self._async_check_alive()
             await asyncio.sleep(min(left, 1.0))
+        self._stop_started_by_cell()
         return await super()._async_handle_timeout(timeout, cell)
 
     def output(self, outs, msg, display_id, cell_index):
@@ -295,8 +357,13 @@ class SurviveKernelDeath:
         return super().output(outs, msg, display_id, cell_index)
 
     def preprocess_cell(self, cell, resources, index):
-        if self._kernel_died:
+        if self._kernel_stopped:
+            if cell.cell_type == "code":  # said in the cell, so that a part it grades is not blamed on its code
+                cell.outputs = [nbformat.v4.new_output("error", ename="KernelStopped", evalue=self._kernel_stopped,
+                                                       traceback=[f"KernelStopped: {self._kernel_stopped}"])]
             return cell, resources
+        # what runs already, before the cell is sent: nothing the cell starts can be in it
+        self._running_before_cell = self._started() if cell.cell_type == "code" else None
         try:
             if cell.cell_type == "code" and cell.source.startswith(protocol.PROBE_HEADER):
                 # A probe runs outside the kernel's history: its source, which holds its inputs, never
@@ -305,13 +372,13 @@ class SurviveKernelDeath:
                 return self.execute_cell(cell, index, store_history=False), self.resources
             return super().preprocess_cell(cell, resources, index)
         except (DeadKernelError, CellTimeoutError) as e:
-            self._kernel_died = True
-            what = ("the kernel died while running this cell" if isinstance(e, DeadKernelError) else
-                    "this cell did not stop when interrupted after its time limit")
+            # the words are protocol's, which verdicts read
+            died, stuck, over, after_died, after_stuck, after_over = protocol.KERNEL_STOPPED
+            what, self._kernel_stopped = (died, after_died) if isinstance(e, DeadKernelError) else (stuck, after_stuck)
             group = getattr(getattr(self, "km", None), "_cgroup", None)
             if isinstance(e, DeadKernelError) and group is not None and group.oom_kills() and group.memory:
-                what = (f"the kernel went over its memory budget of {group.memory / 2**30:.3g} GiB (its processes "
-                        "together) while running this cell, and was stopped")
+                gib = f"{group.memory / 2**30:.3g}"
+                what, self._kernel_stopped = over.format(gib=gib), after_over.format(gib=gib)
             cell.outputs.append(nbformat.v4.new_output(
                 "error", ename="KernelStopped", evalue=what,
                 traceback=[f"KernelStopped: {what}; nothing after it ran"]))

@@ -208,6 +208,26 @@ def encode(value):
     return {"npy": base64.b64encode(buf.getvalue()).decode("ascii")}
 
 
+# What the grader writes in a cell when the notebook's kernel stopped (parallel.SurviveKernelDeath): in the cell
+# where it stopped (the first three), and in every code cell after it (the last three). A verdict reads these
+# words and no other KernelStopped error: a student's exception of that name says nothing.
+KERNEL_STOPPED = ("the kernel died while running this cell",
+                  "this cell did not stop when interrupted after its time limit",
+                  "the kernel went over its memory budget of {gib} GiB (its processes together) while running this "
+                  "cell, and was stopped",
+                  "this cell did not run: the kernel died in an earlier cell",
+                  "this cell did not run: the kernel was stopped at an earlier cell, which did not stop when "
+                  "interrupted after its time limit",
+                  "this cell did not run: the kernel was stopped at an earlier cell, where it went over its memory "
+                  "budget of {gib} GiB")
+
+
+def kernel_stopped(words):
+    """Whether `words` are one of KERNEL_STOPPED (any number of GiB)."""
+    import re
+    return any(re.fullmatch(re.escape(w).replace(re.escape("{gib}"), r"[0-9.e+]+"), words) for w in KERNEL_STOPPED)
+
+
 PROBE_HEADER = "# Sealed probe, written by the course grader: your code runs on inputs drawn now;\n"
 HARD_CODED = "the book's answer unchanged"  # on fresh inputs: recognised by the protocol itself, in every part
 BOOK_ONLY = "right on the book's case only"  # likewise: the book's answer is printed in the notebook
@@ -739,6 +759,10 @@ def _results(cases, outputs):
     reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
     if len(reported) != 1:
         errors = [o for o in outputs if o.get("output_type") == "error"]
+        stopped = [o.get("evalue") for o in errors if o.get("ename") == "KernelStopped" and
+                   isinstance(o.get("evalue"), str) and kernel_stopped(o["evalue"])]
+        if stopped:
+            return None, stopped[0].replace("this cell", "its check")
         if any("Timeout" in str(o.get("ename", "")) for o in errors):
             return None, "it did not finish within the time limit"
         return None, "the probe could not report: did your code redefine display, print or the kernel's hooks?"

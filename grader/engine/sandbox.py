@@ -210,11 +210,19 @@ class SandboxedKernelManager(SandboxPolicy, AsyncKernelManager):
         # Its CPU and memory limits, before it runs any of the notebook: everything it starts inherits them.
         self._cgroup = cgroup.kernel_cgroup(f"s{self._sandbox_uid or init}", self.cpu_limit, self.kernel_memory)
         if self._cgroup is not None:
-            for pid in self.sandbox_pids():
-                try:
-                    self._cgroup.add(pid)
-                except OSError:
-                    pass
+            # A process forked before its parent joined stays outside: the kernel, forked by the sandbox's
+            # init while /proc was read, would run without its limits. Scan until a scan finds no one new.
+            added = set()
+            while True:
+                new = set(self.sandbox_pids()) - added
+                if not new:
+                    break
+                for pid in new:
+                    try:
+                        self._cgroup.add(pid)
+                    except OSError:
+                        pass
+                added |= new
         # From now on the grader's side (control socket, clients) connects through the
         # sandbox's root; zmq retries until the kernel has bound its sockets.
         self.ip = f"/proc/{init}/root{KERNEL_RUN_DIR}/ipc"
