@@ -745,8 +745,10 @@ def test_a_whole_number_argument_the_code_does_not_follow_is_said(monkeypatch, n
 
 def test_a_result_that_is_another_results_right_value_is_said_so(monkeypatch):
     """beam_search that never applies length_norm: its normalised answer is the unnormalised one, on every input.
-    (On these inputs the catalogued "probabilities multiplied" gives the same results and is named first: the
-    catalogue still speaks before any finding. Without it, the fact is said.)"""
+    The catalogued "probabilities multiplied" is not said of it: its products divided by the length gave these
+    same results on most inputs, so one fresh case is drawn where each catalogued mistake gives a sequence that
+    neither right one is (shared.cases.every_mistake_shows_itself), and the fact is said with or without the
+    catalogue."""
     import dataclasses
     catalogued = PROBES["11_decoding"]["test_beam_search"]
     probe = dataclasses.replace(catalogued, mistakes=[])
@@ -778,7 +780,10 @@ def beam_search(next_logits, prompt, n_new, beam_width, end, length_norm=False):
     assert v.score < 1 and v.mistake is None, v.message
     assert ("Its result with length normalisation is the right result without length normalisation on every "
             "input where the two differ") in v.message, v.message
-    assert verdict(catalogued, cases, outputs, 1).mistake == "probabilities multiplied"
+    with_catalogue = verdict(catalogued, cases, outputs, 1)
+    assert with_catalogue.mistake is None and "probabilities" not in with_catalogue.message, with_catalogue.message
+    assert ("Its result with length normalisation is the right result without length normalisation on every "
+            "input where the two differ") in with_catalogue.message, with_catalogue.message
 
 
 def test_the_judgement_runs_trace_never_reaches_the_verdict(monkeypatch):

@@ -95,6 +95,13 @@ def _beam_set_aside(i, length_norm):
     return pool[int(np.argmax(final))][0]
 
 
+def _a_beam_finishes_and_every_mistake_shows_itself(i):
+    """_a_beam_finishes, and each catalogued mistake gives a sequence that neither right one is (see
+    shared.cases.every_mistake_shows_itself): one case of the three in which a mistake's name is not said of
+    answers that give one right sequence in the other's place."""
+    return _a_beam_finishes(i) and shared_cases.every_mistake_shows_itself(PROBES["test_beam_search"], i)
+
+
 def _finished_keep_places(i):
     """Whether a finished beam wins and its place among the beams matters: set apart, it changes the result."""
     return _a_beam_finishes(i) and any(
@@ -306,7 +313,7 @@ PROBES = {
                      (lambda rng: cases.fresh_beam(rng, prompt_ends=True), cases.fresh_beam, cases.fresh_beam),
                      lambda i: f"{_model_about(i)}, {i['beam_width']} beams, {i['n_new']} steps"
                                + (", a prompt that ends with the end token" if len(i["prompt"]) > 1 else ""),
-                     (_a_beam_finishes, _finished_keep_places, _a_beam_finishes)),
+                     (_a_beam_finishes, _finished_keep_places, _a_beam_finishes_and_every_mistake_shows_itself)),
         reference=lambda i: [np.array(ref.beam_search(mistakes.model_of(i), i["prompt"], int(i["n_new"]),
                                                       int(i["beam_width"]), int(i["end"]), norm), dtype=float)
                              for norm in (False, True)],
