@@ -117,6 +117,24 @@ def test_a_wrong_step_is_told_what_it_is_when_it_is_a_known_value_plus_another()
     assert "minus the input" not in (less or ""), less
 
 
+def test_a_helpers_right_return_does_not_make_a_step_right_that_the_student_kept_wrong():
+    """`h = project(x, w).T`: the helper returned the right hidden, and the student kept its transpose. The
+    hidden is then not right, and the verdict says what `h` is; a name that holds the right hidden keeps
+    it right."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    inputs = {"x": x, "w": w}
+    steps = _block(x, w)
+    h = steps[0].value
+    r = x + h.T
+    kept = [("project", "x", x), ("project", "w", w), ("project", "", h), ("block", "x", x), ("block", "h", h.T),
+            ("block", "r", r), ("block", "", 2 * r)]
+    said = _said(steps, kept, inputs, 2 * r)
+    assert "hidden is right" not in said and "your `h` is the transpose of the right hidden" in said, said
+    named = [("project", "", h), ("block", "h", h), ("block", "g", h.T), ("block", "r", r), ("block", "", 2 * r)]
+    assert _said(steps, named, inputs, 2 * r) == "Your hidden is right."
+
+
 def test_an_argument_is_no_attempt_at_a_step_and_a_later_step_is_no_part_of_an_earlier():
     """The arguments as they came in are in the trace (at the call): an input of the step's shape is never
     said to be an attempt at it; and an array that is a step less a step computed from it (the one-hot

@@ -178,16 +178,33 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
 
 def _evidence(steps, values, found, trace, inputs, single, result, returned, remake):
     """(which steps are right, {step index: what ties one of the student's arrays to it})."""
-    right = _right(steps, found)
     several = [np.asarray(r, dtype=np.float64) for r in result if isinstance(r, np.ndarray)] \
         if not single and isinstance(result, list) else []
-    tied = _attempts(steps, values, trace, inputs, returned, right, several)
+    tied = _attempts(steps, values, trace, inputs, returned, several)
+    right = _right(steps, _kept(steps, values, found, trace, tied))
     if remake is not None:
         # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
         # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
         open_ = [i for i in range(len(steps)) if not right[i] and not isinstance(tied.get(i), Related)]
         tied.update(_swapped(steps, values, trace, inputs, remake, open_, returned))
     return right, tied
+
+
+def _kept(steps, values, found, trace, tied):
+    """`found` less the steps that only a function's return holds right while one of the student's own named
+    arrays is tied to the step by a finding: what the student kept is that array. With `mask =
+    causal_mask(T, T).T` the notebook's helper returned the right mask and `mask` is its transpose; the mask
+    is then not right. (A name that holds the step right keeps it right: the student has the right one.)"""
+    out = list(found)
+    for i, f in enumerate(found):
+        tie = tied.get(i)
+        if f is None or tie is None or f[1]:
+            continue
+        if not any(a is tie.array and n for _, n, a in trace):
+            continue  # tied by what a function returned: no more the student's than the right return
+        if not any(n and holds(a, values[i], not _stacked(n)) for _, n, a in trace):
+            out[i] = None
+    return out
 
 
 def _wrong_at(steps, right, tied, returned):
@@ -393,7 +410,7 @@ def _numbers_of(inputs):
     return out
 
 
-def _attempts(steps, values, trace, inputs, returned, right=None, results=()):
+def _attempts(steps, values, trace, inputs, returned, results=()):
     """{step index: what a structural finding says of the student's array that attempts it}. Each array
     that equals no step is tied to the latest step a finding ties it to (an array of scaled scores is also
     a multiple of the unscaled ones: it is an attempt at the scaled ones); the returned result is an attempt
