@@ -190,6 +190,17 @@ def test_mha_forward_is_notebook_08s_causal_attention():
     np.testing.assert_allclose(out, ref08.block_attention(i["x"], params, i["num_heads"]), rtol=1e-12, atol=1e-12)
 
 
+def test_08s_attention_with_a_mask_is_its_attention_with_valid_lengths():
+    """block_attention_masked (the notebook's multi_head_attention with a boolean mask, as the block's steps
+    remake it) is block_attention with the causal lengths for causal_mask(T, T), and without them for a mask
+    that hides nothing."""
+    i = cases07.fresh_07_mha(np.random.default_rng(4))
+    params, T = cases07.mha_params_07(i), np.shape(i["x"])[1]
+    for mask, causal in ((np.tril(np.ones((T, T), dtype=bool)), True), (np.ones((T, T), dtype=bool), False)):
+        np.testing.assert_allclose(ref08.block_attention_masked(i["x"], params, i["num_heads"], mask),
+                                   ref08.block_attention(i["x"], params, i["num_heads"], causal), rtol=1e-12, atol=1e-12)
+
+
 # ---------------------------------------------------------------- notebook 09: the tiny transformer, trained
 
 def _numeric_gradient(loss, params, name, eps=1e-6):

@@ -94,10 +94,12 @@ def _count_cases(rng, with_T):
 
 def _block_steps(i, post_norm):
     params = cases.block_params_08(i)
+    T = np.shape(i["x"])[1]
     return shared_steps.transformer_block(
         i["x"], params, i["num_heads"], post_norm, ref.layer_norm,
-        lambda h: ref.block_attention(h, params, i["num_heads"]),
-        lambda h: ref.mlp(h, params["W1"], params["b1"], params["W2"], params["b2"]))
+        lambda h, mask: ref.block_attention_masked(h, params, i["num_heads"], mask),
+        lambda h: ref.mlp(h, params["W1"], params["b1"], params["W2"], params["b2"]),
+        mask=np.tril(np.ones((T, T))))  # the notebook's causal_mask(T, T)
 
 
 BLOCK_USES = {"layer_norm": "test_layer_norm", "mlp": "test_mlp"}

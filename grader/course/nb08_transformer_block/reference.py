@@ -3,7 +3,8 @@
 """
 import numpy as np
 
-from ..shared.reference import causal_valid_lens, multi_head_attention
+from ..shared.reference import (MASK_VALUE, causal_valid_lens, multi_head_attention, softmax_rows, transpose_output,
+                                transpose_qkv)
 
 
 def layer_norm(x, gamma, beta, eps=1e-5):
@@ -28,6 +29,15 @@ def block_attention(x, params, num_heads, causal=True):
     lens = causal_valid_lens(B, T) if causal else None  # (B, T): query t sees keys 0..t
     return multi_head_attention(x, x, x, lens, num_heads, params["W_q"], params["W_k"], params["W_v"],
                                 params["W_o"], params["b_q"], params["b_k"], params["b_v"], params["b_o"])
+
+
+def block_attention_masked(x, params, num_heads, mask):
+    """The notebook's multi_head_attention(x, params, num_heads, mask): self-attention of x (B, T, D) with a
+    boolean mask (T, T), True where query t may see key j (block_attention's causal lengths, as a mask)."""
+    Q, K, V = (transpose_qkv(x @ params[f"W_{n}"] + params[f"b_{n}"], num_heads) for n in "qkv")  # (B*H, T, d) each
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (B*H, T, T)
+    weights = softmax_rows(np.where(mask, scores, MASK_VALUE))  # (B*H, T, T)
+    return transpose_output(weights @ V, num_heads) @ params["W_o"] + params["b_o"]  # (B, T, D)
 
 
 def transformer_block(x, params, num_heads, post_norm=False, causal=True, norm=layer_norm, feed_forward=mlp):

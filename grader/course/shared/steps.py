@@ -188,37 +188,48 @@ def mlp(x, W1, b1, W2, b2):
             Step("result", "the ReLU @ W2 + b2", r @ W2 + b2, axes)]
 
 
-def transformer_block(x, params, num_heads, post_norm, norm, attention, feed_forward):
-    """A transformer block, pre-norm or post-norm: each sublayer's input, its output, each residual sum."""
+def transformer_block(x, params, num_heads, post_norm, norm, attention, feed_forward, mask=None):
+    """A transformer block, pre-norm or post-norm: each sublayer's input, its output, each residual sum; and,
+    when the block makes a `mask` (T, T) of its own, that mask first, with `attention(h, mask)`."""
     x = np.asarray(x, dtype=np.float64)
     axes = ("items", "tokens", "features")
     ln1 = lambda h: norm(h, params["gamma1"], params["beta1"])  # noqa: E731
     ln2 = lambda h: norm(h, params["gamma2"], params["beta2"])  # noqa: E731
+    first, seen = [], ()
+    if mask is not None:
+        m = _v("causal mask", np.asarray(mask, dtype=np.float64))  # (T, T): 1 where query t sees key j
+        first, seen = [Step("causal mask", "causal_mask(T, T)", m, ("queries", "keys"), ())], ("causal mask",)
+        attend = lambda h: attention(h, m != 0)  # noqa: E731
+    else:
+        attend = attention
     if post_norm:
-        a = _v("attention output", attention(x))
+        a = _v("attention output", attend(x))
         s1 = _v("first residual sum", x + a)
         x1 = _v("first LayerNorm's output", ln1(s1))
         f = _v("MLP output", feed_forward(x1))
         s2 = _v("second residual sum", x1 + f)
-        return [Step("attention output", "the attention of x", a, axes, ()),
-                Step("first residual sum", "x + the attention output", s1, axes, ("attention output",)),
-                Step("first LayerNorm's output", "LayerNorm 1 of the first residual sum", x1, axes),
-                Step("MLP output", "the MLP of the first LayerNorm's output", f, axes),
-                Step("second residual sum", "the first LayerNorm's output + the MLP output", s2, axes,
-                     ("first LayerNorm's output", "MLP output")),
-                Step("result", "LayerNorm 2 of the second residual sum", ln2(s2), axes)]
+        return first + [
+            Step("attention output", "the attention of x", a, axes, seen),
+            Step("first residual sum", "x + the attention output", s1, axes, ("attention output",)),
+            Step("first LayerNorm's output", "LayerNorm 1 of the first residual sum", x1, axes),
+            Step("MLP output", "the MLP of the first LayerNorm's output", f, axes),
+            Step("second residual sum", "the first LayerNorm's output + the MLP output", s2, axes,
+                 ("first LayerNorm's output", "MLP output")),
+            Step("result", "LayerNorm 2 of the second residual sum", ln2(s2), axes)]
     n1 = _v("first LayerNorm's output", ln1(x))
-    a = _v("attention output", attention(n1))
+    a = _v("attention output", attend(n1))
     x1 = _v("first residual sum", x + a)
     n2 = _v("second LayerNorm's output", ln2(x1))
     f = _v("MLP output", feed_forward(n2))
-    return [Step("first LayerNorm's output", "LayerNorm 1 of x", n1, axes, ()),
-            Step("attention output", "the attention of the first LayerNorm's output", a, axes),
-            Step("first residual sum", "x + the attention output", x1, axes),
-            Step("second LayerNorm's output", "LayerNorm 2 of the first residual sum", n2, axes),
-            Step("MLP output", "the MLP of the second LayerNorm's output", f, axes),
-            Step("result", "the first residual sum + the MLP output", x1 + f, axes,
-                 ("first residual sum", "MLP output"))]
+    return first + [
+        Step("first LayerNorm's output", "LayerNorm 1 of x", n1, axes, ()),
+        Step("attention output", "the attention of the first LayerNorm's output", a, axes,
+             ("first LayerNorm's output",) + seen),
+        Step("first residual sum", "x + the attention output", x1, axes, ("attention output",)),
+        Step("second LayerNorm's output", "LayerNorm 2 of the first residual sum", n2, axes),
+        Step("MLP output", "the MLP of the second LayerNorm's output", f, axes),
+        Step("result", "the first residual sum + the MLP output", x1 + f, axes,
+             ("first residual sum", "MLP output"))]
 
 
 def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k, dX_prime):
