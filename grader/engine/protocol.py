@@ -19,6 +19,7 @@ import inspect
 import io
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -222,10 +223,12 @@ KERNEL_STOPPED = ("the kernel died while running this cell",
                   "budget of {gib} GiB")
 
 
+_KERNEL_STOPPED = [re.compile(re.escape(w).replace(re.escape("{gib}"), r"[0-9.e+]+")) for w in KERNEL_STOPPED]
+
+
 def kernel_stopped(words):
     """Whether `words` are one of KERNEL_STOPPED (any number of GiB)."""
-    import re
-    return any(re.fullmatch(re.escape(w).replace(re.escape("{gib}"), r"[0-9.e+]+"), words) for w in KERNEL_STOPPED)
+    return any(p.fullmatch(words) for p in _KERNEL_STOPPED)
 
 
 PROBE_HEADER = "# Sealed probe, written by the course grader: your code runs on inputs drawn now;\n"
@@ -478,7 +481,6 @@ def kernel_source(name, function, *needs):
     """Source that defines `name` in a kernel as the course's `function` computes it, after what it needs
     (other functions, or lines of source such as a constant): a part's `kernel_reference`."""
     import inspect
-    import re
     parts = [need if isinstance(need, str) else inspect.getsource(need) for need in needs]
     parts.append(re.sub(r"^def \w+\(", f"def {name}(", inspect.getsource(function), count=1))
     return "\n".join(parts)
@@ -589,7 +591,6 @@ def _trace(entries):
     out = []
     if not isinstance(entries, list):
         return out
-    import re
     for entry in entries[:2 * (TRACE_COUNT + TRACE_OWN)]:  # arrays and numbers, as many of each (see traced)
         try:
             where, name = str(entry["where"])[:40], str(entry["name"])[:60]
@@ -651,7 +652,6 @@ def _quotable(error):
     """An error as a verdict may quote it: its type, and its message only when that cannot carry an input.
     A message with a decimal number in it (a student's ValueError(f"X={X}")) or a long one is cut to the
     type: whatever it held stays out of the feedback. Shapes and names (integers, words) stay."""
-    import re
     kind, _, message = error.partition(": ")
     if not re.fullmatch(r"[A-Za-z_][\w.]*", kind):
         return "an error"
@@ -668,7 +668,6 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
     v = _verdict(probe, cases, outputs, points, helpers, judge)
     names = broken() if broken and v.score < points else {}
     if names:
-        import re
         found = re.findall(r"name '(\w+)' is not defined|it uses the name (\w+), which is not defined", v.message)
         missing = [a or b for a, b in found if (a or b) in names]
         if missing:
@@ -931,7 +930,6 @@ def _argument_finding(probe, cases, got, reasons):
     read in place of the argument) or another argument's value. Said only when exactly one such value fits every
     case, and some wrong case tells it from the argument given; None otherwise (or when the reference calls
     would cost more than ARGUMENT_BUDGET)."""
-    import re
     import time
     if not probe.call or all(g is None for g, why in zip(got, reasons) if why is not None):
         return None

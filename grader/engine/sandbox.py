@@ -352,7 +352,9 @@ def _children():
 
 
 def _descendants(pid):
-    """pid and all its descendants (host pids)."""
+    """pid and all its descendants (host pids). A scan of /proc, not parallel.below's reads of
+    /proc/<pid>/task/*/children: those need a kernel built with CONFIG_PROC_CHILDREN, and a process missed
+    here would run outside its cgroup."""
     children = _children()
     found, todo = [], [pid]
     while todo:
