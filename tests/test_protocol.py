@@ -91,7 +91,7 @@ def test_a_hard_coded_result_scores_zero_even_on_the_book_case(monkeypatch):
     kernel["BOOK"] = book
     cases, outputs = run_probe(SELF_ATTENTION, kernel, monkeypatch=monkeypatch)
     v = verdict(SELF_ATTENTION, cases, outputs, 3)
-    assert v.score == 0 and v.mistake == protocol.HARD_CODED and "returns the book's answer unchanged" in v.message
+    assert v.score == 0 and v.mistake == protocol.HARD_CODED and "returns the answer it gives on the book's case, unchanged" in v.message
 
 
 def test_an_exception_is_reported_with_its_message(monkeypatch):
@@ -212,6 +212,20 @@ def test_every_probe_draws_fresh_sizes_unlike_the_books():
                     if c.label == "fresh" and name in c.inputs:
                         assert all(np.shape(c.inputs[name]) != np.shape(b.inputs.get(name)) for b in books), \
                             (notebook, grade_id, name)
+
+
+def test_02s_stability_cases_tell_a_shift_by_the_column_maximum_from_any_other_shift():
+    """The book's reason for the shift is that np.exp cannot overflow: every case 02's softmax_cols draws has a
+    column whose scores spread past exp's range, so a shift by the column's minimum is wrong there."""
+    probe = PROBES["02_scaled_attention"]["test_softmax_cols"]
+    for seed in range(20):
+        for case in probe.cases(np.random.default_rng(seed)):
+            s = np.asarray(case.inputs["data_in"], dtype=np.float64)
+            want = probe.reference(case.inputs)
+            with np.errstate(all="ignore"):
+                e = np.exp(s - s.min(axis=0))
+                got = e / e.sum(axis=0)
+            assert protocol.compare(got, want) is not None, (seed, case.about)
 
 
 def test_a_probe_may_mark_by_its_own_rule():
@@ -432,12 +446,27 @@ def test_a_mistake_is_named_only_when_it_explains_every_case():
     (lambda w: w + 1e-3 * np.cos(np.arange(16.0)).reshape(4, 4), "close, but not within the tolerance"),
     (lambda w: np.floor(w), "it is the right answer rounded down: whole numbers where fractions are due"),
     (lambda w: np.trunc(w), "it is the right answer with its fractions cut off (toward 0)"),
+    (lambda w: (w <= 0).astype(float), "with 0 and 1 swapped"),  # (held against the mask w > 0 below)
 ])
 def test_structural_findings_say_what_is_wrong(make, words):
     from grader.engine import diagnose
     w = np.random.default_rng(3).normal(size=(4, 4))
+    if "swapped" in words and "0 and 1" in words:
+        w = (w > 0).astype(float)  # a mask: 1 where a query may see a key
     text = diagnose.same_shape(make(w), w, {"X": np.zeros((4, 4))})
     assert text and words in text, text
+
+
+def test_the_placeholder_is_asked_after_only_when_the_part_is_wrong_on_every_case():
+    """All zeros on one case, right on another: no placeholder gives that, so the verdict says what the result
+    is and asks after no placeholder; all zeros on every case still asks."""
+    cases = [Case("book", {"x": np.ones(3)}), Case("fresh", {"x": np.full(3, 1000.0)})]
+    probe = Probe(what="f", call="f(x)", cases=None, reference=lambda i: i["x"] / 2)
+    some = verdict(probe, cases, _report([cases[0].inputs["x"] / 2, np.zeros(3)]), 2)
+    assert "it is all zeros" in some.message and "placeholder" not in some.message, some.message
+    fresh = [Case("fresh", {"x": np.full(3, 1000.0)}), Case("fresh", {"x": np.arange(3.0)})]
+    every = verdict(probe, fresh, _report([np.zeros(3), np.zeros(3)]), 2)
+    assert "placeholder" in every.message, every.message
 
 
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():

@@ -146,6 +146,9 @@ def _describe_order(order, axis_name):
 # What a likely cause may name; a part declares those it has. "loop": a loop over positions, or a length
 # (a sampler's tokens after the prompt are all wrong once one is, and no loop bound is the cause there).
 OPERATIONS = ("dot products", "mask", "bias", "loop")
+# Not an operation: what a finding that asks after the placeholder needs, a part wrong on every case (code right
+# on one case is no placeholder)
+UNFILLED = "wrong on every case"
 
 
 class Finding(str):
@@ -160,9 +163,12 @@ class Finding(str):
         return finding
 
 
-def said_for(text, operations):
-    """`text` as a part with these operations may say it (None: the part declares none, so all may be said)."""
+def said_for(text, operations, unfilled=True):
+    """`text` as a part with these operations may say it (None: the part declares none, so all may be said);
+    `unfilled`: whether the part is wrong on every case (a finding that asks after the placeholder needs it)."""
     needs = (text.needs,) if isinstance(text, Finding) and isinstance(text.needs, str) else getattr(text, "needs", ())
+    if UNFILLED in needs:
+        return text if unfilled else text.shown
     if isinstance(text, Finding) and operations is not None and not any(n in operations for n in needs):
         return text.shown
     return text
@@ -276,10 +282,13 @@ def same_shape(got, want, inputs=None, names=()):
         kind = "nan" if np.isnan(g).any() else "inf"
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         where = f" (first at index {first})" if g.ndim else ""
-        return (f"it holds {kind} in {int(bad.sum())} of {g.size} entries{where}: an overflow in np.exp, "
-                "a division by zero, or a row of -inf going into a softmax?")
+        # Where to look, not a cause: the grader cannot see which step made it
+        return (f"it holds {kind} in {int(bad.sum())} of {g.size} entries{where}: look for the first step that "
+                f"gives {kind} on this input (np.exp of a large number, np.log of 0, a division by zero, a softmax "
+                "of a row that is all -inf)")
     if g.size > 1 and np.all(g == 0):
-        return "it is all zeros: is the placeholder line still there, or is the result never filled in?"
+        return Finding("it is all zeros", "is the placeholder line still there, or is the result never filled in?",
+                       UNFILLED)
     if np.unique(g).size >= 3 and np.array_equal(g, np.round(g)) and not np.allclose(w, np.round(w)):
         # Whole numbers where fractions are due: the right answer with its fractions cut off, when it is that
         # (three values at least: 0s and 1s where weights are due is a hard choice, not a rounding)
@@ -295,10 +304,14 @@ def same_shape(got, want, inputs=None, names=()):
         for v in given:
             if v.shape == g.shape and _close(g, np.asarray(v, dtype=float)):
                 # The placeholder returns it; so does an update far too small to see (an Adam step over a huge
-                # bias correction), or one made on a copy: said as what it is, no cause guessed.
+                # bias correction), or one made on a copy: the placeholder is asked after only where the part is
+                # wrong on every case (said_for).
                 which = f"the input {name}" if v is value else f"one of the arrays of the input {name}"
-                return (f"it equals {which}, unchanged within the tolerance: the change it should make "
-                        "is missing (a placeholder line still returning it?) or far too small")
+                return Finding(f"it equals {which}, unchanged within the tolerance",
+                               "the change it should make is missing (a placeholder line still returning it?) or far "
+                               "too small", UNFILLED)
+    if np.isin(w, (0, 1)).all() and 0 < np.count_nonzero(w) < w.size and np.array_equal(g, 1 - w):
+        return "it is the right answer with 0 and 1 swapped (True and False): 0 wherever 1 is due, and 1 wherever 0 is"
     if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _close(np.swapaxes(g, -1, -2), w):
         return f"it is the transpose of the right answer ({axes[-2]} and {axes[-1]} swapped)"
     norm = float(np.vdot(w, w))

@@ -232,7 +232,7 @@ def kernel_stopped(words):
 
 
 PROBE_HEADER = "# Sealed probe, written by the course grader: your code runs on inputs drawn now;\n"
-HARD_CODED = "the book's answer unchanged"  # on fresh inputs: recognised by the protocol itself, in every part
+HARD_CODED = "the answer it gives on the book's case, unchanged"  # on fresh inputs: recognised by the protocol itself, in every part
 BOOK_ONLY = "right on the book's case only"  # likewise: the book's answer is printed in the notebook
 
 
@@ -819,8 +819,8 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         step, certain, *more = _step_finding(probe, cases, got, [compare(g, probe.reference(c.inputs)) if g is not None
                                                                  else "no result" for c, g in zip(cases, got)], traces)
         step = more[0] if more else step
-        return Verdict(0.0, points, f"{what}: on fresh inputs it returns the book's answer unchanged, where the "
-                                    "right answer changes with them" + (f". {step}" if certain else
+        return Verdict(0.0, points, f"{what}: on fresh inputs it returns {HARD_CODED}, where the right answer "
+                                    "changes with them" + (f". {step}" if certain else
                                                                         ": every step must work from its arguments"),
                        HARD_CODED, "step" if certain else "named")
 
@@ -1236,7 +1236,7 @@ def _finding(probe, cases, got, reasons):
             if meaning:
                 return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
             continue
-        text = _case_finding(probe, case, value, why)
+        text = _case_finding(probe, case, value, why, unfilled=not right)
         if text:
             return f"On {_where(case)}: {text}", "structural"
     text = _sizes_finding(cases, got, reasons)
@@ -1263,8 +1263,9 @@ def _read_by_part(probe, case, value, every=()):
     return None
 
 
-def _case_finding(probe, case, value, why):
-    """What is wrong with one case's result, or None when nothing simple fits."""
+def _case_finding(probe, case, value, why, unfilled=True):
+    """What is wrong with one case's result, or None when nothing simple fits (`unfilled`: the part is wrong on
+    every case, see diagnose.said_for)."""
     from . import diagnose
     want = probe.reference(case.inputs)
     label = ""
@@ -1290,9 +1291,9 @@ def _case_finding(probe, case, value, why):
             g, w = np.squeeze(g), np.squeeze(w)
         text = diagnose.other_shape(g, w, case.inputs, probe.axes)
         return label + text if not text.startswith("shape ") or "where" in text else None
-    text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations)
+    text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations, unfilled)
     if text is None and single:
-        text = _seen_through_views(probe, case.inputs, _views(probe, case.inputs, value, want))
+        text = _seen_through_views(probe, case.inputs, _views(probe, case.inputs, value, want), unfilled)
     return label + text if text else None
 
 
@@ -1307,7 +1308,7 @@ def _views(probe, inputs, value, want):
     return out
 
 
-def _seen_through_views(probe, inputs, seen):
+def _seen_through_views(probe, inputs, seen, unfilled=True):
     """A finding on a view of the result (its heads before the output projection, its weights), or None."""
     from . import diagnose
     for words, g, w, axes in seen:
@@ -1315,7 +1316,7 @@ def _seen_through_views(probe, inputs, seen):
             return g
         if g is None or w is None or np.shape(g) != np.shape(w):
             continue
-        text = diagnose.said_for(diagnose.same_shape(g, w, inputs, axes), probe.operations)
+        text = diagnose.said_for(diagnose.same_shape(g, w, inputs, axes), probe.operations, unfilled)
         if text:
             return f"{words}, {text}"
     return None

@@ -451,9 +451,11 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
             related = _related(g, want, i, steps, values, inputs, candidates[i])
             text = related or (_scaled(g, want, inputs) if want.size == 1 else
                                diagnose.same_shape(g, want, inputs, step.axes))
+            if not text or "placeholder" in text:
+                continue  # (an all-zeros buffer, an input passed through: no attempt at a step)
             if isinstance(text, diagnose.Finding):
                 text = text.shown  # a fact about the array, no guess about its cause: the step says where
-            if not text or "placeholder" in text or text.startswith(WEAK) or _first_only.match(text):
+            if text.startswith(WEAK) or _first_only.match(text):
                 continue
             words = step.name.removeprefix("the ")
             text = str(text).replace("the right answer", f"the right {words}")

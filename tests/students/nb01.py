@@ -155,7 +155,7 @@ STUDENTS = {
         diagnoses={"test_self_attention": "wrong on the book's case"}),
     "book_constant": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_CONSTANT},
-        diagnoses={"test_self_attention": "returns the book's answer unchanged"}),
+        diagnoses={"test_self_attention": "returns the answer it gives on the book's case, unchanged"}),
     "book_lookup": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_LOOKUP},
         diagnoses={"test_self_attention": "right on the book's case only"}),
