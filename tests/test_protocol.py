@@ -467,6 +467,12 @@ def test_the_placeholder_is_asked_after_only_when_the_part_is_wrong_on_every_cas
     fresh = [Case("fresh", {"x": np.full(3, 1000.0)}), Case("fresh", {"x": np.arange(3.0)})]
     every = verdict(probe, fresh, _report([np.zeros(3), np.zeros(3)]), 2)
     assert "placeholder" in every.message, every.message
+    # All zeros from code that made an inf on the way (np.nan_to_num of an overflow): no placeholder, the inf said
+    zeros = [np.zeros(3), np.zeros(3)]
+    reasons = [protocol.compare(z, probe.reference(c.inputs)) for z, c in zip(zeros, fresh)]
+    traces = [[("f", "e", np.array([np.inf, 1.0, 2.0]))], []]
+    text, _ = protocol._finding(probe, fresh, zeros, reasons, traces)
+    assert "all zeros, and on the way your `e` holds inf" in text and "placeholder" not in text, text
 
 
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():

@@ -834,7 +834,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         argument = None if mistake else _argument_finding(probe, cases, got, reasons)
         step, certain, *more = (None, False) if mistake or argument else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
-        cause = mistake.said if mistake else argument or (step if certain else _finding(probe, cases, got, reasons)[0])
+        cause = mistake.said if mistake else argument or (step if certain else _finding(probe, cases, got, reasons, traces)[0])
         # What is known: right on the example, wrong on every fresh input. Not why: a size tied to the example
         # is one cause, a rule the example cannot show (a tie, a space at the end of a text) another, and the
         # cause above says which when anything can.
@@ -876,10 +876,10 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
     if certain:
         from .steps import BARE
-        text, kind = _finding(probe, cases, got, reasons) if certain == BARE else ("", "")
+        text, kind = _finding(probe, cases, got, reasons, traces) if certain == BARE else ("", "")
         said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
-    text, kind = _finding(probe, cases, got, reasons)
+    text, kind = _finding(probe, cases, got, reasons, traces)
     traits = _trait_finding(cases, got, reasons)
     if traits:  # which inputs it is wrong on, as a property of the inputs (an example would be a third sentence)
         if any(g is None for g, why in zip(got, reasons) if why is not None):  # an error: quoted, not explained
@@ -1204,10 +1204,11 @@ def _summary(cases, reasons):
     return "; ".join(parts)
 
 
-def _finding(probe, cases, got, reasons):
+def _finding(probe, cases, got, reasons, traces=()):
     """(one sentence on what is wrong, and how: "structural" or "reported"). Each wrong case is looked at
     in turn (the book's may be saturated where a fresh one shows the cause) and the first finding is said."""
     from . import diagnose
+    hidden = {id(c): _non_finite_on_the_way(t) for c, t in zip(cases, traces)}
     bad = [(c, g, why) for c, g, why in zip(cases, got, reasons) if why is not None]
     right = [c for c, why_ in zip(cases, reasons) if why_ is None]
     if all(g is None for _, g, _ in bad):
@@ -1237,6 +1238,12 @@ def _finding(probe, cases, got, reasons):
                 return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
             continue
         text = _case_finding(probe, case, value, why, unfilled=not right)
+        made = hidden.get(id(case))
+        if made and text and not right:
+            # A result that looks unfilled (all zeros) from code that made a nan or inf on the way: no placeholder,
+            # a nan replaced (np.nan_to_num); said as those two facts
+            shown = _case_finding(probe, case, value, why, unfilled=False)
+            text = f"{shown}, and on the way {made}" if shown != text else text
         if text:
             return f"On {_where(case)}: {text}", "structural"
     text = _sizes_finding(cases, got, reasons)
@@ -1260,6 +1267,15 @@ def _read_by_part(probe, case, value, every=()):
             continue  # a result it cannot read: nothing said
         if text:
             return text
+    return None
+
+
+def _non_finite_on_the_way(trace):
+    """ "your `e` holds inf": the first of the student's traced arrays on a case that holds nan or inf, or None."""
+    for where, name, a in trace or ():
+        if not np.isfinite(a).all():
+            from .steps import _yours
+            return f"{_yours(where, name)} holds {'nan' if np.isnan(a).any() else 'inf'}"
     return None
 
 
