@@ -16,21 +16,25 @@ def _softmax_cases(rng):
     scores are small, and a naive softmax gets them right). Every matrix has columns
     near +1000 and columns near -1000, so one maximum for the whole matrix (not one
     per column) leaves the low columns at 0 / 0, and the mistakes differ from each other;
-    and one column with scores near both, where only a shift by the column's maximum is stable.
+    the last but one has a column with scores near both, where only a shift by the column's maximum is
+    stable. None is square, so rows and columns are told apart.
     The last scores are integers, as an integer array: scores are numbers of any dtype, and a result
     stored in an array made like the input (np.zeros_like) would hold integers, every weight cut to 0 or 1.
     """
     out = []
     for k in range(N_FRESH + 1):
-        rows, cols = int(rng.choice((2, 3, 4, 5, 6))), int(rng.choice((2, 3, 4, 5)))
+        rows = int(rng.choice((2, 3, 4, 5, 6)))
+        cols = int(rng.choice([c for c in (2, 3, 4, 5) if c != rows]))  # never square: rows and columns told apart
         signs = rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=cols - 2)))  # both signs
-        centre = np.repeat(1000.0 * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column,
-        # but for one column that holds both: np.exp cannot hold e^(+1000 - -1000), so there a shift by the
-        # column's minimum overflows, where the book's shift by its maximum cannot
-        mixed = int(rng.integers(cols))
-        centre[:, mixed] = 1000.0 * rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=rows - 2)))
+        centre = np.repeat(1000.0 * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column
+        about = f"{rows}x{cols} scores near +-1000"
+        if k == N_FRESH - 1:
+            # and one column that holds both: np.exp cannot hold e^(+1000 - -1000), so there a shift by the
+            # column's minimum overflows, where the book's shift by its maximum cannot
+            mixed = int(rng.integers(cols))
+            centre[:, mixed] = 1000.0 * rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=rows - 2)))
+            about += f", column {mixed + 1} near both"
         scores = centre + rng.normal(scale=3.0, size=(rows, cols))
-        about = f"{rows}x{cols} scores near +-1000, column {mixed + 1} near both"
         if k == N_FRESH:
             scores, about = np.rint(scores).astype(np.int64), about + ", integers"
         out.append(Case("fresh", {"data_in": scores}, about=about))
