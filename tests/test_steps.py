@@ -133,6 +133,9 @@ def test_a_helpers_right_return_does_not_make_a_step_right_that_the_student_kept
     assert "hidden is right" not in said and "your `h` is the transpose of the right hidden" in said, said
     named = [("project", "", h), ("block", "h", h), ("block", "g", h.T), ("block", "r", r), ("block", "", 2 * r)]
     assert _said(steps, named, inputs, 2 * r) == "Your hidden is right."
+    # an array the helper made on the way to its right return (softmax's exponentials) is no kept wrong one
+    inside = [("project", "p", h.T), ("project", "", h), ("block", "r", r), ("block", "", 2 * r)]
+    assert "hidden is right" in _said(steps, inside, inputs, 2 * r)
 
 
 def test_an_argument_is_no_attempt_at_a_step_and_a_later_step_is_no_part_of_an_earlier():

@@ -200,9 +200,12 @@ def _kept(steps, values, found, trace, tied):
         tie = tied.get(i)
         if f is None or tie is None or f[1]:
             continue
-        if not any(a is tie.array and n for _, n, a in trace):
-            continue  # tied by what a function returned: no more the student's than the right return
-        if not any(n and holds(a, values[i], not _stacked(n)) for _, n, a in trace):
+        holders = [(w, n) for w, n, a in trace if holds(a, values[i], not _stacked(n))]
+        if any(n for _, n in holders):
+            continue  # a name holds it right: the student has the right one
+        kept = [w for w, n, a in trace if a is tie.array and n]
+        # Not what the function that returned it right made on the way (softmax's exponentials before the sum)
+        if kept and not set(kept) & {w for w, _ in holders}:
             out[i] = None
     return out
 
