@@ -1,6 +1,6 @@
 """Grade the held-out wrong answers (tests/heldout/entries.py) and write what the grader said, for judging by hand.
 
-    python -m tests.heldout.grade OUT_DIR [--round 2|3] [--only NAME ...]
+    python -m tests.heldout.grade OUT_DIR [--round 2|3|4] [--only NAME ...]
 
 Each entry is notebook NN's answer key with one TODO cell replaced by the entry's source, handed in by a
 student named after the entry. They are graded together by `python -m grader grade`'s own function, in
@@ -9,7 +9,8 @@ gets, per entry, its true cause and every part that lost marks with the verdict'
 verdict against the true cause (accurate / partial / symptom / misdirected / full marks) in
 tests/heldout/judged.md; the closing note and the README report the table. --round 2 grades the second set
 (tests/heldout/round2.py), written later the same way, against a grader the first set had already shaped;
---round 3 the third (tests/heldout/round3.py), against a grader both had shaped.
+--round 3 the third (tests/heldout/round3.py), against a grader both had shaped; --round 4 the fourth
+(tests/heldout/round4.py), against a grader all three had shaped.
 """
 import argparse
 import os
@@ -20,7 +21,7 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout import entries as round1, round2, round3
+from tests.heldout import entries as round1, round2, round3, round4
 from tests.sample_class import submission
 from tests.students import Student
 
@@ -28,7 +29,7 @@ SEED = "20261125"
 
 
 def entries_of_round(number):
-    return {1: round1.ENTRIES, 2: round2.ENTRIES, 3: round3.ENTRIES}[number]
+    return {1: round1.ENTRIES, 2: round2.ENTRIES, 3: round3.ENTRIES, 4: round4.ENTRIES}[number]
 
 
 def write(folder, entries):
@@ -41,7 +42,7 @@ def write(folder, entries):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tests.heldout.grade")
     parser.add_argument("out")
-    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1)
+    parser.add_argument("--round", type=int, choices=(1, 2, 3, 4), default=1)
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
