@@ -138,6 +138,29 @@ def test_a_helpers_right_return_does_not_make_a_step_right_that_the_student_kept
     assert "hidden is right" in _said(steps, inside, inputs, 2 * r)
 
 
+def test_weights_normalised_together_with_another_blocks_are_said_so():
+    """Two heads' scores stacked, then one softmax: each head's block of the weights is the right weights times a
+    number below one for each query. The first head's weights are the wrong step, and the verdict says what the
+    student's array is, not only which tokens of the output are off."""
+    from grader.course.shared import reference
+    rng = np.random.default_rng(8)
+    s1, s2, v = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(3, 5))
+    w1 = reference.softmax_cols(s1)
+    steps = [Step("head 1's scores", "K1^T Q1", s1, ("keys", "queries")),
+             Step("head 1's attention weights", "softmax_cols of the scores", w1, ("keys", "queries"), ("head 1's scores",)),
+             Step("head 1's output", "V1 @ the weights", v @ w1, ("features", "tokens"), ("head 1's attention weights",))]
+    both = reference.softmax_cols(np.vstack([s1, s2]))  # (10, 4)
+    trace = [("f", "scores1", s1), ("f", "attention", both), ("f", "head1", v @ both[:5])]
+    said = _said(steps, trace, {"v": v}, v @ both[:5])
+    assert ("your `attention` is normalised over all 10 of its keys at once, where head 1's attention weights are "
+            "normalised over their own 5: its keys 1 to 5 are the right ones times a number below one for each query"
+            ) in said, said
+    # the right weights stacked with another head's, each normalised alone: no such finding
+    apart = np.vstack([w1, reference.softmax_cols(s2)])
+    assert "at once" not in (_said(steps, [("f", "attention", apart), ("f", "head1", 2 * v @ w1)], {"v": v},
+                                   2 * v @ w1) or ""), apart
+
+
 def test_an_argument_is_no_attempt_at_a_step_and_a_later_step_is_no_part_of_an_earlier():
     """The arguments as they came in are in the trace (at the call): an input of the step's shape is never
     said to be an attempt at it; and an array that is a step less a step computed from it (the one-hot

@@ -128,7 +128,12 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
     found = _in_order([next(((w, n) for w, n, a in trace if holds(a, v, not _stacked(n))), None) for v in values])
-    if single and found[-1]:
+    returned_as_is = single and isinstance(result, np.ndarray) and found[-1] and any(
+        (w, n) == found[-1] and a.shape == np.shape(result) and np.array_equal(a, np.asarray(result, dtype=np.float64))
+        for w, n, a in trace)
+    if single and found[-1] and not returned_as_is:
+        # (an array that is what comes back holds the right numbers in another shape, a (N, D) for a (D, N): the
+        # shape is the mistake, and the verdict's own shape finding says so)
         where, name = found[-1]
         if where != "<module>" or name:
             yours = _yours(where, name)
@@ -436,11 +441,13 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
         if a.size == 1 and float(a.ravel()[0]) in numbers:
             continue  # a size the inputs give (the student's `D`): not an attempt either
         is_result = returned is not None and a.shape == returned.shape and np.array_equal(a, returned, equal_nan=True)
+        blocks = _normalised_in_blocks(a, steps, values)
         ties = {}
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result or (slice_only and i < max(held)):
                 continue  # (a slice right for a later head than this one is no attempt at this one's)
-            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs) or _another_row(a, step)
+            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs) or \
+                _another_row(a, step) or blocks.get(i)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
                 continue
@@ -665,6 +672,31 @@ def _another_slice(a, step, inputs):
     what = step.axes[axis] if len(step.axes) == want.ndim else "entries"
     return (f"{what} {starts[0] + 1} to {starts[0] + n} of the input `{name}`, where {what} {due[0] + 1} to "
             f"{due[0] + n} are due")
+
+
+def _normalised_in_blocks(a, steps, values):
+    """{i: "normalised over all 12 of its keys at once, ..."} for the first step i whose weights (summing to one along
+    an axis of n) are a block of n along that axis of the student's array, scaled by a number for each
+    distribution, where the whole array sums to one along it: several distributions normalised as one (two
+    heads' scores stacked, then one softmax). Else {}."""
+    for i, (step, want) in enumerate(zip(steps, values)):
+        if a.ndim != want.ndim or a.ndim == 0 or not np.all(np.isfinite(a)):
+            continue
+        for axis in range(a.ndim):
+            n, m = want.shape[axis], a.shape[axis]
+            if n < 2 or m % n or m == n or a.shape[:axis] + a.shape[axis + 1:] != want.shape[:axis] + want.shape[axis + 1:] \
+                    or not diagnose._sums_to_one(want, axis) or not diagnose._sums_to_one(a, axis):
+                continue
+            for j in range(m // n):
+                block = a.take(range(j * n, (j + 1) * n), axis=axis)
+                factor = block.sum(axis=axis, keepdims=True)  # what the block's share of each distribution is
+                if np.all(factor > 1e-9) and np.any(factor < 1 - 1e-6) and bool(course().same(block / factor, want)):
+                    what = step.axes[axis] if len(step.axes) == a.ndim else f"entries along axis {axis}"
+                    per = diagnose._singular(step.axes[axis - 1]) if len(step.axes) == 2 == a.ndim else "distribution"
+                    return {i: (f"normalised over all {m} of its {what} at once, where {_the(step.name)} are "
+                                f"normalised over their own {n}: its {what} {j * n + 1} to {(j + 1) * n} are the right "
+                                f"ones times a number below one for each {per}")}
+    return {}
 
 
 def _another_row(a, step):
