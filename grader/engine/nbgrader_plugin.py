@@ -235,9 +235,12 @@ class SealVerdicts(NbGraderPreprocessor):
                                      if judgement and grade_id not in untouched else None, broken)
             except Exception:  # whatever a report holds, it costs its own part only, never the notebook
                 self.log.warning("%s: the report of %s could not be read:\n%s", resources["nbgrader"]["notebook"],
-                                 grade_id, traceback.format_exc(limit=3))
+                                 grade_id, traceback.format_exc(limit=-3))
                 v = protocol.Verdict(0.0, points, f"{probe.what}: not graded, the probe's report could not be read",
                                      finding="reported")
+            for error in protocol.taken_errors():  # a diagnosis that failed: the verdict says less, scores the same
+                self.log.warning("%s: a diagnosis of %s failed, and its verdict says less:\n%s",
+                                 resources["nbgrader"]["notebook"], grade_id, error)
             if grade_id in untouched and v.score < v.points:
                 # The placeholder's result is no mistake the student made: say so, name none.
                 v = protocol.Verdict(v.score, v.points, f"{probe.what}: {protocol.NOT_ATTEMPTED}: the TODO cell it grades is as "

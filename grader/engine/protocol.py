@@ -20,6 +20,7 @@ import io
 import json
 import math
 import re
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -798,6 +799,39 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+# Tracebacks of the diagnoses that raised since the caller last took them (taken_errors): the recording process
+# logs them. A diagnosis only finds words; one that fails leaves the score as it is and says less.
+_ERRORS = []
+
+
+def taken_errors():
+    """The tracebacks of the diagnoses that raised since the last call, and none kept."""
+    out = list(_ERRORS)
+    _ERRORS.clear()
+    return out
+
+
+def _diagnosis(default):
+    """A diagnosis that raises gives `default` (nothing found) and its traceback to taken_errors(): the words of a
+    verdict may come out shorter, its score never lower. The score is counted from the reasons alone."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def guarded(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                _ERRORS.append(f"{fn.__name__}: {traceback.format_exc(limit=-4)}")
+                return default(*args, **kwargs) if callable(default) else default
+        return guarded
+    return wrap
+
+
+def _plain(probe, cases, got, reasons, traces=()):
+    """What _finding says when it cannot say more: the first wrong case's reason, as compare gave it."""
+    case, why = next((c, why) for c, why in zip(cases, reasons) if why is not None)
+    return f"On {_where(case)}: {why}", "reported"
+
+
 def _marked(probe, cases, got, reasons, changed, points, traces=()):
     """The verdict on one set of results: hard-coded, right on the book's sizes only, named, found, or right."""
     what = probe.what
@@ -892,6 +926,7 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
 
 
+@_diagnosis(None)
 def _other_result_finding(probe, cases, got, reasons):
     """ "Its result with length normalisation is the right result without length normalisation on every input
     where the two differ", when each wrong result of a part with several (at most 12) is, on every case, its own
@@ -923,6 +958,7 @@ def _other_result_finding(probe, cases, got, reasons):
 ARGUMENT_BUDGET = 0.3  # CPU seconds of reference calls _argument_finding may spend on one part (a wrong part)
 
 
+@_diagnosis(None)
 def _argument_finding(probe, cases, got, reasons):
     """ "On every input it does what the right code does with num_heads = 4, whatever num_heads it is given (2 on
     the book's case): ..." when the results are, on every case, the reference's with one whole-number argument of
@@ -990,6 +1026,7 @@ def _yes_no(value):
     return bool(a.item()) if a.size == 1 and a.item() in (0.0, 1.0) else None
 
 
+@_diagnosis(None)
 def _trait_finding(cases, got, reasons):
     """The inputs a part is wrong on, said as a property they share (Case.traits), or None.
 
@@ -1101,6 +1138,7 @@ def _same_with_nan(got, want, exact=False):
         return False
 
 
+@_diagnosis(None)
 def _recognised(probe, cases, got, reasons, traces=()):
     """The catalogued mistake that explains every case (right where the student is right, the student's
     result where wrong), and whose own computation does not contradict the student's (`_walks`), when exactly
@@ -1156,6 +1194,7 @@ def _walks(probe, mistake, cases, got, reasons, traces):
     return True
 
 
+@_diagnosis((None, False))
 def _step_finding(probe, cases, got, reasons, traces):
     """(words, certain) on the first wrong step in the student's own computation (engine/steps.py), on the
     first wrong case whose trace shows one, the book's first, so the same answer is told the same whatever
@@ -1204,6 +1243,7 @@ def _summary(cases, reasons):
     return "; ".join(parts)
 
 
+@_diagnosis(_plain)
 def _finding(probe, cases, got, reasons, traces=()):
     """(one sentence on what is wrong, and how: "structural" or "reported"). Each wrong case is looked at
     in turn (the book's may be saturated where a fresh one shows the cause) and the first finding is said."""
