@@ -485,6 +485,9 @@ def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     assert "(7 is len(params): something done once per item" in diagnose.same_shape(7 * w, w, {"params": params, "X": w})
     assert "(5 is X.shape[1]: a scale applied twice" in diagnose.same_shape(5 * w, w, {"X": w})
     assert "(3 is a size of this input" in diagnose.same_shape(3 * w, w, {"X": w, "Y": np.zeros(3)})
+    # A whole number is the square root of its square: "3 = sqrt(9)" where no input has a 9 would be a guess
+    assert diagnose.same_shape(3 * w, w, {"X": np.zeros((2, 7))}) == "every entry is 3 times the right one"
+    assert "(1.732 = sqrt(3): a scale applied twice" in diagnose.same_shape(np.sqrt(3) * w, w, {"X": np.zeros((2, 7))})
 
 
 def test_one_number_is_called_a_multiple_of_the_right_one_only_by_a_size_and_an_update_on_a_copy_is_seen():
@@ -511,6 +514,32 @@ def test_weights_normalised_along_the_wrong_axis_are_found():
     assert "sums to one along the queries instead of along the keys" in text
 
 
+def test_scores_masked_where_the_right_ones_are_not_are_said_as_a_mask_with_where_it_hides():
+    """Scores filled with a large negative number (or -inf) where the right ones are numbers, and right
+    everywhere else, are a mask: said with where it hides (a triangle of every (query, key) slice) and
+    whether any mask is due; weights that are 0 there are asked after as a mask, not blamed on one."""
+    from grader.course.shared import reference as shared_ref
+    from grader.engine import diagnose
+    s = np.random.default_rng(6).normal(size=(2, 5, 5))
+    upper = np.triu(np.ones((5, 5), bool), 1)
+    for fill, words in ((-1e9, "(set to -1e+09)"), (-np.inf, "(set to -inf)")):
+        said = diagnose.same_shape(np.where(upper, fill, s), s)
+        assert said == (f"it is the right answer with the entries above the diagonal (20 of 50) masked {words}: a mask "
+                        "where none is due"), said
+    causal = np.where(upper, -1e9, s)
+    assert "except the entries below the diagonal (20 of 50), which are due to be masked (set to a large negative " \
+        "number) and are not (yours all hold 0)" in diagnose.same_shape(np.where(upper.T, 0, s), np.where(upper.T, -1e9, s))
+    assert "which are due to be kept, and keeps the entries below the diagonal" in diagnose.same_shape(
+        causal, np.where(upper.T, -1e9, s))
+    more = np.where(np.triu(np.ones((5, 5), bool), 0), -1e9, s)
+    assert "as well as those due: a mask over too much" in diagnose.same_shape(more, causal)
+    assert diagnose._masked(s + 1, np.where(upper, -1e9, s)) is None  # wrong where both keep: no mask finding
+    weights = [shared_ref.softmax_cols(x.T).T for x in (causal, s)]  # (batch, queries, keys)
+    said = diagnose.same_shape(weights[0], weights[1], {}, ("batch items", "queries", "keys"))
+    assert said == ("it gives no weight to the entries above the diagonal (20 of 50), which should get some: is a "
+                    "mask hiding them where none is due?"), said
+
+
 def test_a_missing_batch_axis_is_found_when_shapes_are_exact():
     from grader.engine import diagnose
     w = np.ones((1, 3, 2)) * np.arange(2.0)
@@ -521,6 +550,37 @@ def test_a_missing_batch_axis_is_found_when_shapes_are_exact():
 def _report(values):
     return [{"output_type": "display_data", "data": {protocol.MIME: {"results": [
         {"ok": True, "value": protocol_value(v)} for v in values]}}}]
+
+
+def test_a_diagnosis_that_fails_costs_words_never_marks(monkeypatch):
+    """A finding that raises (a 1-D vector of weights once broke one) leaves the part's score what its cases earn:
+    the verdict says the plain symptom, and the traceback is kept for the recording process's log."""
+    from grader.engine import diagnose
+    cases = [Case("book", {"x": np.arange(1.0, 4.0)}), Case("fresh", {"x": np.arange(2.0, 5.0)}),
+             Case("fresh", {"x": np.arange(3.0, 6.0)})]
+    probe = Probe(what="f", call="f(x)", cases=None, reference=lambda i: i["x"] / i["x"].sum())
+    results = [probe.reference(cases[0].inputs), probe.reference(cases[1].inputs), 2 * probe.reference(cases[2].inputs)]
+    protocol.taken_errors()
+    right = verdict(probe, cases, _report(results), 3)
+
+    def broken(*args, **kwargs):
+        raise IndexError("tuple index out of range")
+    monkeypatch.setattr(diagnose, "same_shape", broken)
+    v = verdict(probe, cases, _report(results), 3)
+    assert v.score == right.score > 0 and "wrong values" in v.message, (v, right)
+    errors = protocol.taken_errors()
+    assert errors and "IndexError" in errors[0] and not protocol.taken_errors(), errors
+
+
+def test_one_vector_of_weights_is_read_without_failing():
+    """One distribution (a (V,) vector): the per-entry offset of _scores fits any scores there, so it says nothing."""
+    from grader.course.shared import reference as shared_ref
+    from grader.engine import diagnose
+    p = shared_ref.softmax_cols(np.array([[2.0], [1.0], [0.5], [-1.0]]))[:, 0]
+    kept = np.where(p >= p[1], p, 0)
+    said = diagnose.same_shape(np.where(kept > 0, np.exp(kept) / np.exp(kept[kept > 0]).sum(), 0), kept / kept.sum(),
+                               {}, ("tokens",))
+    assert said is None or "off by the same amount" not in said, said
 
 
 def test_a_wrong_head_is_found_behind_the_output_projection():

@@ -110,6 +110,8 @@ def _factor_words(c, inputs):
                     return f" ({said}: something done once per item, where it is due once?)"
                 return f" ({said}: a scale applied twice, or by the wrong size?)"
     for k in range(2, 65):
+        if math.isqrt(k) ** 2 == k:
+            continue  # (2 is sqrt(4), as every whole number is a square root: that says nothing more than "2 times")
         if abs(c - math.sqrt(k)) < 1e-9 * k or abs(1 / c - math.sqrt(k)) < 1e-9 * k:
             return f" ({c:.4g} = {'sqrt' if c > 1 else '1/sqrt'}({k}): a scale applied twice, or a missing one?)"
     return ""
@@ -183,14 +185,17 @@ def _weights(g, w, axes, axis):
     masked, shown = w <= 1e-12, w > 1e-9
     leaked, hidden = masked & (g > 1e-6), shown & (g <= 1e-12)
     if leaked.any() and not hidden.any():
-        return Finding(f"it gives weight to {int(leaked.sum())} entries that should get none",
+        return Finding(f"it gives weight to {_where_in(leaked)}, which should get none",
                        "is the mask applied, and to the right entries (the keys at or past each valid length)?", "mask")
     if hidden.any() and not leaked.any():
-        return Finding(f"it gives no weight to {int(hidden.sum())} entries that should get some",
+        if not masked.any():
+            return f"it gives no weight to {_where_in(hidden)}, which should get some: is a mask hiding them where none is due?"
+        return Finding(f"it gives no weight to {_where_in(hidden)}, which should get some",
                        "does the mask cover too much (one key too many, or the wrong axis)?", "mask")
     if leaked.any():
-        return Finding(f"it gives weight to {int(leaked.sum())} entries that should get none, and none to "
-                       f"{int(hidden.sum())} that should get some", "a mask over the wrong entries?", "mask")
+        return Finding(f"it gives weight to {_where_in(leaked)}, which should get none, and "
+                       f"none to {_where_in(hidden)}, which should get some",
+                       "a mask over the wrong entries?", "mask")
     return _scores(g, w, axes, axis)
 
 
@@ -220,8 +225,11 @@ def _scores(g, w, axes, axis):
         return Finding(f"its weights are the softmax of scores {c:.4g} times the right ones",
                        "are the dot products scaled by the right amount, the square root of the queries' size?",
                        "dot products")
-    # Off by o[m] for entry m in every distribution: (log g - log w)[m, j] = o[m] + c[j].
+    # Off by o[m] for entry m in every distribution: (log g - log w)[m, j] = o[m] + c[j]. One distribution (a
+    # single vector of weights) fits that whatever its scores are: it shows nothing there.
     J = G.shape[1]
+    if J < 2:
+        return None
     rows, cols = np.nonzero(valid)
     design = np.zeros((len(rows), M + J))
     design[np.arange(len(rows)), rows] = 1
@@ -262,6 +270,50 @@ def _softmax_over_one(g, w, axes):
     return None
 
 
+MASKED = -1e4  # a score at or below this is one a mask hid (np.where(mask, -1e9, s), masked_fill(-inf)): no
+# dot product of this course's sizes comes near it
+
+
+def _where_in(hidden):
+    """ "the entries above the diagonal (15 of 36)", when the boolean array picks the same triangle of every
+    square (last two axes) slice; else "15 of the 48 entries"."""
+    n = int(hidden.sum())
+    if hidden.ndim >= 2 and hidden.shape[-1] == hidden.shape[-2] > 1:
+        first = hidden.reshape(-1, *hidden.shape[-2:])
+        if (first == first[:1]).all():
+            for k, words in ((1, "above"), (-1, "below")):
+                tri = np.triu(np.ones(hidden.shape[-2:], bool), k) if k > 0 else np.tril(np.ones(hidden.shape[-2:], bool), k)
+                if np.array_equal(first[0], tri):
+                    return f"the entries {words} the diagonal ({n} of {hidden.size})"
+    return f"{n} of the {hidden.size} entries"
+
+
+def _masked(g, w):
+    """Scores masked where the right ones are not, or kept where they are masked: a sentence when `got` is
+    `want` everywhere else; else None. Only large negative fill values count (MASKED): a mask that writes 0
+    leaves numbers that could be scores."""
+    hidden_g, hidden_w = g <= MASKED, w <= MASKED
+    if g.size < 4 or np.array_equal(hidden_g, hidden_w) or not hidden_g.any() and not hidden_w.any():
+        return None
+    both = ~hidden_g & ~hidden_w
+    if not both.any() or not _close(g[both], w[both]):
+        return None
+    extra, kept = hidden_g & ~hidden_w, hidden_w & ~hidden_g
+    fill = np.unique(g[hidden_g])
+    set_to = f" (set to {fill[0]:.4g})" if fill.size == 1 else ""
+    if extra.any() and not hidden_w.any():
+        return f"it is the right answer with {_where_in(extra)} masked{set_to}: a mask where none is due"
+    if extra.any() and not kept.any():
+        return f"it is the right answer with {_where_in(extra)} masked{set_to} as well as those due: a mask over too much"
+    if kept.any() and not extra.any():
+        held = np.unique(g[kept])
+        holds = f" (yours all hold {held[0]:.4g})" if held.size == 1 else ""
+        return (f"it is the right answer except {_where_in(kept)}, which are due to be masked (set to a large negative "
+                f"number) and are not{holds}")
+    return (f"it masks {_where_in(extra)}, which are due to be kept, and keeps {_where_in(kept)}, which are due "
+            "to be masked: a mask over the wrong entries")
+
+
 def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
@@ -277,6 +329,9 @@ def same_shape(got, want, inputs=None, names=()):
         return (f"it holds whole numbers only, where the right answer has fractions, on an input of integers "
                 f"({integers[0]}): an array made with that input's dtype (np.zeros_like, np.empty_like) cuts "
                 "every value stored in it to a whole number; make it a float array")
+    masked = _masked(g, w)
+    if masked:
+        return masked
     if not np.all(np.isfinite(g)):
         bad = ~np.isfinite(g)
         kind = "nan" if np.isnan(g).any() else "inf"
@@ -317,7 +372,8 @@ def same_shape(got, want, inputs=None, names=()):
     norm = float(np.vdot(w, w))
     if norm > 0:
         c = float(np.vdot(g, w)) / norm
-        if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and _close(g, c * w):
+        if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and f"{c:.4g}" != "1" and _close(g, c * w):
+            # ("1 times the right one" says nothing: a factor that shows as 1 is no finding)
             if abs(c + 1) < 1e-6:
                 return "every entry has the wrong sign: it is minus the right answer"
             if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
@@ -346,8 +402,10 @@ def same_shape(got, want, inputs=None, names=()):
 
             if np.all(g >= 0):
                 sums = g.sum(axis=axis)
-                return (f"its weights do not sum to one along the {axes[axis]} (sums from {sums.min():.3g} to "
-                        f"{sums.max():.3g}): a normalisation missing, or over the wrong entries?")
+                low, high = f"{sums.min():.4g}", f"{sums.max():.4g}"
+                return (f"its weights do not sum to one along the {axes[axis]} "
+                        f"({'they sum to ' + low if low == high else f'sums from {low} to {high}'}): a normalisation "
+                        "missing, or over the wrong entries?")
     for axis in range(g.ndim):
         if _sums_to_one(w, axis) and _sums_to_one(g, axis) and np.all(g >= -course().ATOL):
             text = _weights(g, w, axes, axis)
@@ -454,6 +512,10 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
     (r"NameError: name '(\w+)' is not defined",
      lambda m: f"it uses the name {m[1]}, which is not defined when it runs: take sizes from the arguments' "
                "shapes, and make sure every function it calls is defined in the notebook"),
+    (r"output array is read-only|assignment destination is read-only",
+     lambda m: "it writes into an array that may not be changed (in place: /=, -=, x[...] = on it), such as the logits "
+               "a model hands out, which are the model's own numbers (a write into them changes the model for every "
+               "later call): make a new array instead (x / t, not x /= t)"),
     (r"NoneType",
      lambda m: "something it used (or returned) is None: does a function end without its return line?"),
     (r"KeyError",

@@ -1,8 +1,8 @@
 """Notebook 11, generating text: its probes and the values its checks show.
 
-The decoders are called with the case's model, next_logits = lambda ids: table[ids[-1]] + first[ids[0]]: the
-notebook's bigram table on its examples (first is zero there), and on fresh inputs a model that reads the first
-token too, as a transformer reads every token; they report their ids as an array. The sampler gets a generator made
+The decoders are called with the case's model, next_logits = lambda ids: table[ids[-1]] + first[ids[0]], handed
+out read-only: the notebook's bigram table on its examples (first is zero there), and on fresh inputs a model that
+reads the first token too, as a transformer reads every token; they report their ids as an array. The sampler gets a generator made
 from the
 case's seed. The KV cache's step is run as the notebook's logits_with_cache runs it: two sequences in turn, one
 token at a time, each step given only the new token and its sequence's cache; on fresh inputs each sequence's
@@ -18,7 +18,10 @@ from ..shared import tiny_transformer as tiny
 
 N_FRESH = 3
 NP = "__import__('numpy')"
-MODEL = "(lambda ids: table[ids[-1]] + first[ids[0]])"
+# The logits it hands out are read-only: the notebook's model hands out a row of its own table (a view), so a decoder
+# that writes into them (logits /= temperature) changes the model for every later call, and its checks fail. Here a
+# fresh array is handed out each call, and such a write raises, where it would otherwise go unseen.
+MODEL = "(lambda ids: (lambda row: (row.setflags(write=False), row)[1])(table[ids[-1]] + first[ids[0]]))"
 
 
 _same, _results, _every_mistake_shows = (shared_cases.same_result, shared_cases.results_of,
