@@ -82,3 +82,29 @@ def test_top_k_and_top_p_read_as_the_tokens_kept():
         short = np.where(np.isin(np.arange(len(order)), order[:n - 1]), ref.softmax(i["logits"]), 0)
         if n > 1:  # the token that reaches p left out
             assert f"you leave out token {order[n - 1]} " in readings.top_p_kept(i, short / short.sum())
+
+
+def test_a_decoder_that_writes_into_the_models_logits_is_stopped_and_told():
+    """The notebook's model hands out a row of its own table, so `logits /= temperature` changes the model for every
+    later call; the grader's model hands out a fresh row each call, read-only, so such a write raises where it would
+    otherwise go unseen, and the error is explained. The answer key's decoders run on it unchanged."""
+    from grader.course.nb11_decoding import reference
+    sample = PROBES["11_decoding"]["test_sample"]
+
+    def in_place(next_logits, prompt, n_new, temperature, rng):
+        ids = list(prompt)
+        for _ in range(n_new):
+            logits = next_logits(ids)
+            logits /= temperature
+            ids.append(int(rng.choice(len(logits), p=reference.softmax(logits))))
+        return ids
+    for case in sample.cases(np.random.default_rng(0)):
+        names = dict(case.inputs, sample=reference.sample, __builtins__=__builtins__)
+        assert np.array_equal(eval(sample.call, names), sample.reference(case.inputs))
+        try:
+            eval(sample.call, dict(names, sample=in_place))
+        except ValueError as error:
+            said = diagnose.error(f"raised ValueError: {error}")
+        else:
+            raise AssertionError(f"a write into the model's logits went unseen on {case.label}")
+        assert said and "it writes into an array that may not be changed" in said, said
