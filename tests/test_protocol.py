@@ -230,6 +230,24 @@ def test_02s_stability_cases_tell_a_shift_by_the_column_maximum_from_any_other_s
         assert wrong >= 1, seed
 
 
+def test_02s_cases_tell_code_that_only_overflows_from_a_shift_in_the_numerator_only():
+    """On columns near +-1000 a log-sum-exp without the shift and the maximum subtracted in the numerator only give
+    the same zeros and infs; the last case has a column of small scores, where the first is right and the second
+    is not, so the catalogued name is not said of code that only overflows."""
+    probe = PROBES["02_scaled_attention"]["test_softmax_cols"]
+    numerator_only = next(m for m in probe.mistakes if m.name == "maximum subtracted in the numerator only")
+
+    def unshifted(x):
+        return np.exp(x - np.log(np.sum(np.exp(x), axis=0, keepdims=True)))
+    for seed in range(20):
+        cases = probe.cases(np.random.default_rng(seed))
+        with np.errstate(all="ignore"):
+            got = [unshifted(np.asarray(c.inputs["data_in"], dtype=np.float64)) for c in cases]
+        reasons = [protocol.compare(g, probe.reference(c.inputs)) for c, g in zip(cases, got)]
+        assert all(reasons), seed  # wrong on every case: each has overflowing columns
+        assert not all(protocol.recognise(numerator_only, c.inputs, g, why) for c, g, why in zip(cases, got, reasons))
+
+
 def test_a_probe_may_mark_by_its_own_rule():
     cases = [Case("fresh", {"x": np.ones(1)}), Case("fresh", {"x": np.ones(1)})]
     probe = Probe(what="checker", call="f(x)", cases=None, reference=lambda i: np.ones(1),

@@ -17,14 +17,19 @@ def _softmax_cases(rng):
     near +1000 and columns near -1000, so one maximum for the whole matrix (not one
     per column) leaves the low columns at 0 / 0, and the mistakes differ from each other;
     the last but one has a column with scores near both, where only a shift by the column's maximum is
-    stable. None is square, so rows and columns are told apart.
+    stable. The last has a column of small scores too, where a softmax without the shift is right: code that
+    only overflows is told there from a mistake that is wrong everywhere (the maximum subtracted in the
+    numerator only), which on overflowing columns gives the same zeros and infs. (One case only: a column
+    right in every case would leave no case wholly wrong, and a finding on the whole result, such as "all
+    zeros", would fit none.) None is square, so rows and columns are told apart.
     The last scores are integers, as an integer array: scores are numbers of any dtype, and a result
     stored in an array made like the input (np.zeros_like) would hold integers, every weight cut to 0 or 1.
     """
     out = []
     for k in range(N_FRESH + 1):
         rows = int(rng.choice((2, 3, 4, 5, 6)))
-        cols = int(rng.choice([c for c in (2, 3, 4, 5) if c != rows]))  # never square: rows and columns told apart
+        # never square: rows and columns told apart (the last case gets one more column, below)
+        cols = int(rng.choice([c for c in (2, 3, 4, 5) if c + (k == N_FRESH) != rows]))
         signs = rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=cols - 2)))  # both signs
         centre = np.repeat(1000.0 * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column
         about = f"{rows}x{cols} scores near +-1000"
@@ -36,7 +41,11 @@ def _softmax_cases(rng):
             about += f", column {mixed + 1} near both"
         scores = centre + rng.normal(scale=3.0, size=(rows, cols))
         if k == N_FRESH:
-            scores, about = np.rint(scores).astype(np.int64), about + ", integers"
+            small = int(rng.integers(cols + 1))
+            scores = np.rint(np.insert(scores, small, 5.0 + rng.normal(scale=3.0, size=rows), axis=1)).astype(np.int64)
+            if scores[:, small].max() == 0:  # (a maximum of 0 would make the numerator-only shift right there)
+                scores[:, small] += 1
+            about = f"{rows}x{cols + 1} scores near +-1000, column {small + 1} small, integers"
         out.append(Case("fresh", {"data_in": scores}, about=about))
     return out
 
