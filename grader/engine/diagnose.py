@@ -288,6 +288,11 @@ def _where_in(hidden):
     return f"{n} of the {hidden.size} entries"
 
 
+class UnduedMask(str):
+    """ "a mask where none is due": true of a result, but of a step on the way only where the part masks nothing
+    later (scores masked in place before a masked softmax are the next step done, not this one wrong)."""
+
+
 def _masked(g, w):
     """Scores masked where the right ones are not, or kept where they are masked: a sentence when `got` is
     `want` everywhere else; else None. Only large negative fill values count (MASKED): a mask that writes 0
@@ -302,7 +307,7 @@ def _masked(g, w):
     fill = np.unique(g[hidden_g])
     set_to = f" (set to {fill[0]:.4g})" if fill.size == 1 else ""
     if extra.any() and not hidden_w.any():
-        return f"it is the right answer with {_where_in(extra)} masked{set_to}: a mask where none is due"
+        return UnduedMask(f"it is the right answer with {_where_in(extra)} masked{set_to}: a mask where none is due")
     if extra.any() and not kept.any():
         return f"it is the right answer with {_where_in(extra)} masked{set_to} as well as those due: a mask over too much"
     if kept.any() and not extra.any():

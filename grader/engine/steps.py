@@ -429,6 +429,9 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
     given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
     numbers = _numbers_of(inputs)
     candidates = {}  # {step index: its _candidates}, made once for every array of the trace
+    # Whether the part masks: some step's right weights (summing to one along an axis) hold exact zeros
+    masks = any(v.ndim >= 2 and np.any(v == 0) and any(diagnose._sums_to_one(v, k) for k in range(v.ndim))
+                for v in values)
     for where, name, a in trace:
         held = [j for j, v in enumerate(values) if holds(a, v, not _stacked(name))]
         # A loop's variable holds its last pass: a slice right for head 1 may be head 4's, taken wrong (every
@@ -461,8 +464,9 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
             related = _related(g, want, i, steps, values, inputs, candidates[i])
             text = related or (_scaled(g, want, inputs) if want.size == 1 else
                                diagnose.same_shape(g, want, inputs, step.axes))
-            if not text or "placeholder" in text:
-                continue  # (an all-zeros buffer, an input passed through: no attempt at a step)
+            if not text or "placeholder" in text or masks and isinstance(text, diagnose.UnduedMask):
+                continue  # (an all-zeros buffer, an input passed through, scores masked before a masked softmax:
+                # no attempt at a step)
             if isinstance(text, diagnose.Finding):
                 text = text.shown  # a fact about the array, no guess about its cause: the step says where
             if text.startswith(WEAK) or _first_only.match(text):
