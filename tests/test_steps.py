@@ -301,3 +301,24 @@ def test_a_step_made_with_another_row_of_a_table_is_said_to_be_that_row():
     assert said and said[1] and "your `x` is made with pos[4] where pos[2] is due (t)" in said[0], said
     other = first_wrong([step, result], [("f", "x", tok + pos[2] + 1)], {"pos": pos}, True, 3 * (tok + pos[2] + 1))
     assert other is None or "made with pos[" not in other[0], other  # off by 1 everywhere: no row of the table
+
+
+def test_a_spread_taken_about_zero_is_told_as_the_right_one_plus_a_known_value_squared():
+    """A LayerNorm's variance computed as the mean of x^2 is the variance plus the mean squared: the verdict
+    says so of the student's array, whatever the array is called."""
+    from grader.course.shared.steps import layer_norm
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4)) + 1.5
+    gamma, beta = rng.standard_normal(4), rng.standard_normal(4)
+    steps = layer_norm(x, gamma, beta, 1e-5)
+    mean = x.mean(axis=-1, keepdims=True)
+    spread = np.mean(x ** 2, axis=-1, keepdims=True)
+    out = gamma * (x - mean) / np.sqrt(spread + 1e-5) + beta
+    trace = [("layer_norm", "mu", mean), ("layer_norm", "s2", spread), ("layer_norm", "", out)]
+    said = first_wrong(steps, trace, {"x": x, "gamma": gamma, "beta": beta}, True, out)
+    assert said and "your `s2` is the right variance plus the square of the mean" in said[0].lower(), said
+    # the same array without the mean's square in it is no such thing
+    other = spread + 0.3
+    trace = [("layer_norm", "mu", mean), ("layer_norm", "s2", other), ("layer_norm", "", out)]
+    said = first_wrong(steps, trace, {"x": x, "gamma": gamma, "beta": beta}, True, out)
+    assert not said or "square of" not in " ".join(map(str, said)), said

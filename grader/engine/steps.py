@@ -817,6 +817,13 @@ def _related(g, want, i, steps, values, inputs, candidates=None):
             # (x @ W1 before its bias b1 is added), no attempt at it
             if held[n] and (sign > 0 or not label.startswith("the input")) and bool(same(g, want + sign * value)):
                 return f"it is the right {words} {word} {label}"
+    # The right step plus a known value squared: a variance taken about 0 rather than about the mean is the mean
+    # of x^2 = the variance + the mean^2 (a spread measured from the wrong centre, whatever the part)
+    held = test(w + k ** 2) if k is not None else test(np.zeros((len(candidates), 1)))
+    for n in known:
+        label, value, _ = candidates[n]
+        if held[n] and not label.startswith("the input") and bool(same(g, want + value ** 2)):
+            return f"it is the right {words} plus the square of {label}"
     # One term in place of another (a residual added to the normalised input instead of the input):
     # g = want - k1 + k2, both known and different
     if k is not None:
