@@ -322,3 +322,35 @@ def test_a_spread_taken_about_zero_is_told_as_the_right_one_plus_a_known_value_s
     trace = [("layer_norm", "mu", mean), ("layer_norm", "s2", other), ("layer_norm", "", out)]
     said = first_wrong(steps, trace, {"x": x, "gamma": gamma, "beta": beta}, True, out)
     assert not said or "square of" not in " ".join(map(str, said)), said
+
+
+def test_an_array_holds_a_step_reshaped_only_when_the_reshape_keeps_each_axis_whole():
+    """Heads as (B*H, T, d) for (B, H, T, d), or (B, T, H, d) for (B, T, D), are the same arrays; (B, H, T, d)
+    reshaped straight to (B, T, D) interleaves heads and tokens (a merge without its transpose), and holds no
+    step whose numbers it scrambles."""
+    rng = np.random.default_rng(2)
+    B, H, T, d = 2, 3, 4, 5
+    heads = rng.standard_normal((B, H, T, d))
+    assert holds(heads.reshape(B * H, T, d), heads)
+    merged = heads.transpose(0, 2, 1, 3)  # (B, T, H, d)
+    assert holds(merged, merged.reshape(B, T, H * d)) and holds(merged.reshape(B, T, H * d), merged)
+    assert not holds(heads.reshape(B, T, H * d), heads)
+    assert not holds(heads.reshape(B, T, H * d), merged)
+
+
+def test_a_step_merged_by_a_plain_reshape_is_told_as_its_numbers_read_in_memory_order():
+    """Heads (B, H, T, d) merged to (B, T, D) with a reshape alone (no transpose first): the student's array
+    holds the step's numbers in their memory order, and the verdict says that of it."""
+    rng = np.random.default_rng(4)
+    B, H, T, d = 2, 2, 3, 2
+    heads, w = rng.standard_normal((B, H, T, d)), rng.standard_normal((H * d, H * d))
+    merged = heads.transpose(0, 2, 1, 3).reshape(B, T, H * d)
+    steps = [Step("heads", "the heads", heads, (), ()), Step("result", "the heads merged @ w", merged @ w, (), ("heads",))]
+    wrong = heads.reshape(B, T, H * d)
+    said = first_wrong(steps, [("f", "h", wrong), ("f", "", wrong @ w)], {"w": w}, True, wrong @ w)
+    assert said and "your `h` is the right heads, of shape (2, 2, 3, 2), reshaped straight to (2, 3, 4)" in said[0], said
+    # the merge done right holds the heads (a reshape that keeps each axis whole) and says nothing of the kind
+    right = heads.transpose(0, 2, 1, 3)  # (B, T, H, d)
+    said = first_wrong(steps, [("f", "h", right), ("f", "", right.reshape(B, T, H * d) @ w + 1)], {"w": w}, True,
+                       right.reshape(B, T, H * d) @ w + 1)
+    assert not said or "reshaped straight" not in " ".join(map(str, said)), said

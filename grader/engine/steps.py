@@ -34,8 +34,30 @@ def _forms(a, want, reshape=True):
     sq = np.squeeze(a)  # a list of (D, 1) columns stacked is (N, D, 1): the (D, N) matrix transposed
     if sq.ndim >= 2 and sq.shape[-1] != sq.shape[-2] and np.swapaxes(sq, -1, -2).shape == np.squeeze(want).shape:
         yield np.swapaxes(sq, -1, -2).reshape(want.shape)
-    if reshape and a.size == want.size and a.ndim != want.ndim:
+    if reshape and a.size == want.size and a.ndim != want.ndim and _regroups(a.shape, want.shape):
         yield a.reshape(want.shape)
+
+
+def _regroups(shape, other):
+    """Whether a reshape from `shape` to `other` only splits axes or merges neighbouring ones ((B*H, T, d) and
+    (B, H, T, d); (B, T, H, d) and (B, T, D)). Where a run of two or more axes becomes a run of two or more others
+    ((B, H, T, d) read as (B, T, D): heads and tokens interleaved), the numbers land in places of other meaning:
+    a plain reshape where a transpose was due, no form of the same array."""
+    s, t = [n for n in shape if n != 1], [n for n in other if n != 1]
+    i = j = 0
+    while i < len(s) and j < len(t):
+        p, q, runs = s[i], t[j], [1, 1]
+        while p != q:
+            if p < q and i + 1 < len(s):
+                i, p, runs[0] = i + 1, p * s[i + 1], runs[0] + 1
+            elif q < p and j + 1 < len(t):
+                j, q, runs[1] = j + 1, q * t[j + 1], runs[1] + 1
+            else:
+                return False
+        if min(runs) > 1:
+            return False
+        i, j = i + 1, j + 1
+    return True
 
 
 def holds(a, want, reshape=True):
@@ -450,7 +472,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
             if returned is not None and (i == last) != is_result or (slice_only and i < max(held)):
                 continue  # (a slice right for a later head than this one is no attempt at this one's)
             other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs) or \
-                _another_row(a, step) or blocks.get(i)
+                _another_row(a, step) or blocks.get(i) or _read_in_memory_order(a, step, want)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
                 continue
@@ -714,6 +736,24 @@ def _another_row(a, step):
         if len(others) == 1 and others[0] != row and not bool(course().same(table[others[0]], table[row])):
             return f"made with {name}[{others[0]}] where {name}[{row}] is due ({why})"
     return None
+
+
+def _read_in_memory_order(a, step, want):
+    """ "the right gradient of the queries dQ, (2, 2, 4, 3), reshaped straight to (2, 4, 6)...", when the student's
+    array is the step's numbers in their memory order under a shape that does not keep its axes whole (heads
+    merged by a reshape without the transpose before it: `_regroups`); else None."""
+    a = np.asarray(a)
+    if a.size != want.size or a.shape == want.shape or _regroups(a.shape, want.shape) or _few(want) \
+            or not np.all(np.isfinite(a)) or a.dtype.kind not in "biuf":
+        return None
+    if np.squeeze(a).shape == np.squeeze(want).shape[::-1] and np.squeeze(a).ndim == 2 and \
+            bool(course().same(np.squeeze(a).T, np.squeeze(want))):
+        return None  # the transpose, which _forms already reads as the step
+    if not bool(course().same(a.reshape(want.shape), want)):
+        return None
+    return (f"the right {step.name.removeprefix('the ')}, of shape {want.shape}, reshaped straight to {a.shape}: a "
+            "reshape keeps the entries in their order, so axes that change places must be moved first "
+            "(np.transpose), then reshaped")
 
 
 def _few(value):
