@@ -472,3 +472,20 @@ if __name__ == "__main__":
                 print(name, {k: v for k, v in runs.items() if v})
                 continue
             print(f"{name}\n    {runs[0][0]:g}/{runs[0][1]:g} [{runs[0][2]}] {runs[0][4]}")
+
+
+def test_two_inputs_multiplied_with_star_where_their_matrix_product_is_due_are_said_so():
+    """A (D, D) matrix times a (D, 1) column with `*` is a (D, D) array where `@` gives a column: the verdict
+    names the two inputs (a list of columns as its items) and the bias added, and nothing when the numbers
+    are not that product."""
+    from grader.engine import diagnose
+    rng = np.random.default_rng(0)
+    omega, beta = rng.standard_normal((4, 4)), rng.standard_normal((4, 1))
+    xs = [rng.standard_normal((4, 1)) for _ in range(3)]
+    inputs = {"omega_q": omega, "beta_q": beta, "all_x": xs, "N": 3}
+    want = np.stack([omega @ x + beta for x in xs])
+    said = diagnose.other_shape(np.stack([omega * x + beta for x in xs]), want, inputs)
+    assert said == ("shape (3, 4, 4), expected (3, 4, 1): it is `omega_q` times each item of `all_x` entry by entry "
+                    "(`*`, which stretches one across the other), plus `beta_q`, where their matrix product (`@`) is due"), said
+    assert "`@`" in diagnose.other_shape(omega * xs[0], omega @ xs[0], {"omega": omega, "x": xs[0]})
+    assert "`*`" not in diagnose.other_shape(np.stack([omega * x + 1 for x in xs]), want, inputs)

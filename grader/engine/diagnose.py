@@ -7,6 +7,7 @@ one sentence a student can act on. Every finding is a fact about the numbers
 ("every entry is 2 times the right one"); a likely cause follows as a question,
 never as an accusation. Nothing here prints a matrix or an input.
 """
+import itertools
 import math
 
 import numpy as np
@@ -480,11 +481,54 @@ def other_shape(got, want, inputs=None, names=()):
                 return f"the right numbers, but shape {g.shape}, expected {w.shape}: {missing}"
             return f"the right numbers in shape {g.shape}, expected {w.shape}: reshape it"
         return f"shape {g.shape}, expected {w.shape}: the right number of entries, arranged differently"
+    product = _entrywise_product(g, w, inputs)
+    if product:
+        return product
     if g.ndim == w.ndim:
         off = [a for a in range(w.ndim) if g.shape[a] != w.shape[a]]
         said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
         return f"shape {g.shape}, expected {w.shape}: {said}"
     return f"shape {g.shape}, expected {w.shape}"
+
+
+def _input_arrays(inputs):
+    """[(words, array)]: each array input by its name, and each list of arrays of one shape stacked ("each item
+    of `all_x`"), as the student's code may combine them."""
+    out = []
+    for name, value in (inputs or {}).items():
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.size >= 2:
+            out.append((f"`{name}`", np.asarray(value, dtype=float)))
+        elif isinstance(value, list) and value and all(isinstance(v, np.ndarray) and v.dtype.kind in "biuf" for v in value) \
+                and len({v.shape for v in value}) == 1 and value[0].size >= 2:
+            out.append((f"each item of `{name}`", np.stack(value).astype(float)))
+    return out
+
+
+def _entrywise_product(g, w, inputs):
+    """ "it is `omega_q` * each item of `all_x` + `beta_q`, entry by entry...", when a result of the wrong shape
+    is two inputs multiplied with `*` (and maybe an input added) where their matrix product has the right
+    shape: NumPy's `*` multiplies matching entries and broadcasts a column across a matrix. Else None."""
+    arrays = _input_arrays(inputs)
+    for (na, a), (nb, b) in itertools.permutations(arrays, 2):
+        try:
+            if np.broadcast_shapes(a.shape, b.shape) != g.shape or a.ndim < 2 or b.ndim < 2 \
+                    or np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]) != w.shape \
+                    or a.shape[-1] != b.shape[-2]:
+                continue
+        except ValueError:
+            continue
+        made = a * b
+        for nc, c in [("", 0.0)] + arrays:
+            try:
+                if np.broadcast_shapes(made.shape, np.shape(c)) != g.shape:
+                    continue
+            except ValueError:
+                continue
+            if _close(g, np.broadcast_to(made + c, g.shape)):
+                plus = f", plus {nc}" if nc else ""
+                return (f"shape {g.shape}, expected {w.shape}: it is {na} times {nb} entry by entry (`*`, which "
+                        f"stretches one across the other){plus}, where their matrix product (`@`) is due")
+    return None
 
 
 # ---------------------------------------------------------------- errors
