@@ -354,3 +354,42 @@ def test_a_step_merged_by_a_plain_reshape_is_told_as_its_numbers_read_in_memory_
     said = first_wrong(steps, [("f", "h", right), ("f", "", right.reshape(B, T, H * d) @ w + 1)], {"w": w}, True,
                        right.reshape(B, T, H * d) @ w + 1)
     assert not said or "reshaped straight" not in " ".join(map(str, said)), said
+
+
+def test_two_arguments_of_one_shape_given_the_other_way_round_are_said_swapped():
+    """`beta * x_hat + gamma`: the LayerNorm's result made with gamma and beta swapped, said of the student's array."""
+    from grader.course.shared.steps import layer_norm
+    rng = np.random.default_rng(6)
+    x, gamma, beta = rng.standard_normal((2, 3, 4)), rng.standard_normal(4), rng.standard_normal(4)
+    inputs = {"x": x, "gamma": gamma, "beta": beta, "eps": 1e-5}
+    steps = layer_norm(x, gamma, beta, 1e-5)
+    x_hat = steps[3].value
+    out = beta * x_hat + gamma
+    said = first_wrong(steps, [("layer_norm", "x_hat", x_hat), ("layer_norm", "out", out), ("layer_norm", "", out)],
+                       inputs, True, out, remake=lambda i: layer_norm(i["x"], i["gamma"], i["beta"], i["eps"]))
+    assert said and "your `out` is the result made with `gamma` and `beta` swapped" in " ".join(map(str, said)), said
+
+
+def test_an_argument_as_given_holds_no_step_it_is_only_close_to():
+    """A gradient check is given the analytic gradient, within the tolerance of the central differences: the
+    student's differences, wrong, are not called right because the argument is close to them."""
+    rng = np.random.default_rng(7)
+    numeric = rng.standard_normal((4, 3))
+    analytic = numeric * (1 + 1e-6)  # within the course's tolerance of it, not equal
+    steps = [Step("numeric gradient", "central differences", numeric, (), ())]
+    wrong = np.repeat(numeric[:, :1], 3, axis=1)
+    trace = [("gradient_check", "dX", analytic), ("gradient_check", "numeric", wrong)]
+    said = first_wrong(steps, trace, {"dX": analytic}, False, [0.5], None)
+    assert not said or "numeric gradient is right" not in said[0], said
+    assert first_wrong(steps, [("gradient_check", "numeric", numeric + 1e-9), ("gradient_check", "e", wrong)],
+                       {"dX": analytic}, False, [0.5], None)[0] == "Your numeric gradient is right."
+
+
+def test_a_count_one_term_short_is_said_as_its_fraction_and_other_ratios_are_not():
+    """3 projections counted where there are 4 is 3/4 of the right count; 3/8 of another count ties nothing."""
+    from grader.engine.steps import _scaled
+    inputs = {"D": 8, "T": 6}
+    assert _scaled(np.array(1152.0), np.array(1536.0), inputs) == "it is 3/4 of the right one"
+    assert isinstance(_scaled(np.array(1152.0), np.array(1536.0), inputs), Known)
+    assert _scaled(np.array(1152.0), np.array(3072.0), inputs) is None
+    assert _scaled(np.array(1152.5), np.array(1536.0), inputs) is None

@@ -13,6 +13,7 @@ shape, what a structural finding (diagnose.same_shape) says of it against the ri
 is a fact about the student's arrays; nothing here scores.
 """
 import contextlib
+import fractions
 import functools
 import itertools
 import re
@@ -68,6 +69,18 @@ def holds(a, want, reshape=True):
     if (want.size < 2 and np.size(a) != 1) or not np.isfinite(want).all() or not np.isfinite(a).all():
         return False  # a single number (a count's part) is held only by a single number
     return any(bool(course().same(f, want)) for f in _forms(a, want, reshape))
+
+
+def _found(values, trace, inputs):
+    """For each step's value, the first (where, name) of the student's arrays that holds it, in order (`_in_order`).
+    An argument as it came in holds no step it is only close to: the analytic gradient a gradient check is given is
+    within the tolerance of the central differences, and is no sign that the student's differences are right."""
+    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+
+    def passed_in(a, v):
+        return any(g.shape == np.shape(a) and np.array_equal(g, a) and not np.array_equal(g, v) for g in given)
+    return _in_order([next(((w, n) for w, n, a in trace if holds(a, v, not _stacked(n)) and not passed_in(a, v)),
+                           None) for v in values])
 
 
 def _stacked(name):
@@ -149,7 +162,7 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
     if not steps or not trace:
         return None
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
-    found = _in_order([next(((w, n) for w, n, a in trace if holds(a, v, not _stacked(n))), None) for v in values])
+    found = _found(values, trace, inputs)
     returned_as_is = single and isinstance(result, np.ndarray) and found[-1] and any(
         (w, n) == found[-1] and a.shape == np.shape(result) and np.array_equal(a, np.asarray(result, dtype=np.float64))
         for w, n, a in trace)
@@ -167,8 +180,9 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
         if early:  # what comes back is a step on the way: the steps after it were left out
             j = early[-1]
             after = [k for k in range(j + 1, len(steps)) if j in _deps(steps, k)]
-            then = (f"the step after it, {_the(steps[after[0]].name)} ({steps[after[0]].formula}), is missing"
-                    if len(after) == 1 else "the steps after it are missing")
+            # (missing, or made so that it keeps everything: a cut-off that keeps every token returns them all)
+            then = (f"the step after it, {_the(steps[after[0]].name)} ({steps[after[0]].formula}), is missing or "
+                    "changes nothing" if len(after) == 1 else "the steps after it are missing or change nothing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
     right, tied = _evidence(steps, values, found, trace, inputs, single, result, returned, remake)
     i = _wrong_at(steps, right, tied, returned)
@@ -269,7 +283,7 @@ def same_path(steps, trace, other, inputs=None, single=True, result=None, other_
         # the results alone decide, as before, rather than a grading run that costs seconds a verdict
     paths = []
     for t, r in ((trace, result), (other, other_result)):
-        found = _in_order([next(((w, n) for w, n, a in t if holds(a, v, not _stacked(n))), None) for v in values])
+        found = _found(values, t, inputs)
         returned = np.asarray(r, dtype=np.float64) if single and isinstance(r, np.ndarray) else None
         right, tied = _evidence(steps, values, found, t, inputs, single, r, returned, None)
         # The arrays tied to steps this path does not get right. (Not those tied to a step it also gets right: a
@@ -486,6 +500,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
             related = _related(g, want, i, steps, values, inputs, candidates[i])
             text = related or (_scaled(g, want, inputs) if want.size == 1 else
                                diagnose.same_shape(g, want, inputs, step.axes))
+            known = bool(related) or isinstance(text, Known)  # said only if every wrong case says the same
             if not text or "placeholder" in text or masks and isinstance(text, diagnose.UnduedMask):
                 continue  # (an all-zeros buffer, an input passed through, scores masked before a masked softmax:
                 # no attempt at a step)
@@ -499,7 +514,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
                 text = text.rsplit(": ", 1)[0]
             ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
                        f"in {_yours(where, name)}, {text}")
-            ties[i] = Known(ties[i]) if related else ties[i]
+            ties[i] = Known(ties[i]) if known else ties[i]
         if ties:
             # A part with several results: an array it does not return that ties to a step on the way is no
             # attempt at a result made from it (a gradient 2 times too large, not the moment 20 times)
@@ -584,11 +599,11 @@ def _substitutions(inputs, limit=80):
     input of another's shape (the queries for the keys and the values), at most `limit` of them, renamings first."""
     paths = _arrays_in(inputs)
     arrays = {n: _value(inputs, p) for n, p in paths.items()}
-    renamed, single, grouped = [], [], []  # tried in this order: a renaming is the likeliest slip
+    renamed, swapped, single, grouped = [], [], [], []  # tried in this order: a renaming is the likeliest slip
 
     def add(to, m):
         m = {a: b for a, b in m.items() if a != b and not np.array_equal(arrays[a], arrays[b])}
-        if m and all(m not in seen for seen in (renamed, single, grouped)):
+        if m and all(m not in seen for seen in (renamed, swapped, single, grouped)):
             to.append(m)
     for a, va in arrays.items():
         for b, vb in arrays.items():
@@ -598,9 +613,11 @@ def _substitutions(inputs, limit=80):
             if s and t and len(s) < len(a):
                 add(renamed, {c: c.replace(s, t) for c in arrays if s in c and c.replace(s, t) in arrays
                               and arrays[c.replace(s, t)].shape == arrays[c].shape})
+            if va.shape == vb.shape:
+                add(swapped, {a: b, b: a})  # two arguments of one shape given the other way round
             add(single, {a: b})
             add(grouped, {c: b for c, vc in arrays.items() if vc.shape == va.shape})
-    return (renamed + single + grouped)[:limit], paths
+    return (renamed + swapped + single + grouped)[:limit], paths
 
 
 def _trials(steps, values, inputs, open_, limit=160):
@@ -611,6 +628,9 @@ def _trials(steps, values, inputs, open_, limit=160):
     LayerNorm's output is due)."""
     subs, paths = _substitutions(inputs)
     for m in subs:
+        if len(m) == 2 and all(m[b] == a for a, b in m.items()):
+            yield f"`{_listing(list(m))}` swapped".replace(" and ", "` and `"), "", _with(inputs, m, paths), None
+            continue
         used = [f"`{b}`" for b in dict.fromkeys(m.values())]
         yield (f"the input{'s' if len(used) > 1 else ''} {_listing(used)}", _listing([f"`{a}`" for a in m]),
                _with(inputs, m, paths), None)
@@ -668,8 +688,8 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
             last = returned is not None and i == len(steps) - 1
             for where, name, a in arrays:
                 if np.size(a) == v.size and (not last or np.array_equal(a, returned)) and holds(a, v, not _stacked(name)):
-                    out[i] = _tie(Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used} "
-                                          f"in place of {due}"), a)
+                    out[i] = _tie(Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used}"
+                                          + (f" in place of {due}" if due else "")), a)
                     break
         if len(out) == len(open_):
             break
@@ -915,4 +935,12 @@ def _scaled(g, want, inputs):
             return f"it is {n} times the right one ({diagnose.size_words(n, inputs)})"
         if abs(c * n - 1) < 1e-9:
             return f"it is 1/{n} of the right one ({diagnose.size_words(n, inputs)})"
+    # Whole counts one term of n too few or too many (3 projections counted where there are 4: 3/4): said only
+    # when every wrong case has the same ratio (a Known), since one case's ratio may be chance. (Other ratios
+    # are left out: a count is some fraction of every other count.)
+    whole = float(g.ravel()[0]) == round(float(g.ravel()[0])) and float(want.ravel()[0]) == round(float(want.ravel()[0]))
+    ratio = fractions.Fraction(c).limit_denominator(8) if whole and c > 0 else None
+    if ratio is not None and ratio.denominator > 1 and abs(ratio.numerator - ratio.denominator) == 1 \
+            and abs(c - float(ratio)) < 1e-9:
+        return Known(f"it is {ratio} of the right one")
     return None
