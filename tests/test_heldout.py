@@ -1,18 +1,26 @@
-"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 4) stay gradable: each replaces a TODO
-code cell the release has, under a name of its own, and none is the answer key's own cell."""
+"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 5) and attempts to game the grader
+stay gradable: each replaces a TODO code cell the release has, under a name of its own, and none is the answer key's
+own cell. The attempts to game the grader are graded here, and each part they attack earns nothing."""
+import ast
+import re
+
 import nbformat
 import pytest
 from nbgrader import utils
 
-from tests.heldout import entries as round1, round2, round3, round4
+from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_late
+from tests.heldout.grade import SEED, write
+from grader.course import PROBES
 from grader.engine.build import RELEASE, SOURCE, answer_key
+from grader.engine.grade import grade_class
+from grader.engine.nbgrader_plugin import SEED_VARIABLE
 
 
-ENTRIES = round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES
+ENTRIES = round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES + round5_late.ENTRIES + attacks.ENTRIES
 
 
 def test_the_names_are_unique_and_the_corpus_covers_every_notebook_it_measures():
-    assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= 60 + 30 + 40 + 40
+    assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= 60 + 30 + 40 + 40 + 20 + 14
     for entries in (round1.ENTRIES, round2.ENTRIES, round3.ENTRIES, round4.ENTRIES):
         assert {e.assignment[:2] for e in entries} == {f"{n:02d}" for n in range(1, 12)}
 
@@ -26,3 +34,25 @@ def test_each_entry_replaces_a_todo_cell_of_the_release_with_something_else(entr
         str(SOURCE / entry.assignment / f"{entry.assignment}.ipynb"), as_version=4)).cells if utils.is_solution(c)}
     assert entry.source.strip() != key[entry.cell].strip()
     compile(entry.source, entry.name, "exec")  # a mistake of substance, not a syntax error
+
+
+def _attacked(entry):
+    """The parts that mark the attacked cell: its own (a cell part), or those that call what the cell defines."""
+    names = {n.name for n in ast.parse(entry.source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    return {g for g, p in PROBES[entry.assignment].items()
+            if p.cell == entry.cell or any(re.search(rf"\b{n}\(", p.call or "") for n in names)}
+
+
+def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(tmp_path, monkeypatch):
+    write(tmp_path / "submissions", attacks.ENTRIES)
+    monkeypatch.setenv(SEED_VARIABLE, SEED)
+    rows = grade_class(tmp_path / "submissions", tmp_path / "course", say=lambda *a: None, progress=False)
+    unearned = []
+    for e in attacks.ENTRIES:
+        parts = _attacked(e)
+        assert parts, e.name
+        mine = {r["part"]: r for r in rows if r["student_id"] == e.name}
+        assert parts <= set(mine), (e.name, parts - set(mine))
+        unearned += [(e.name, g, mine[g]["part_score"]) for g in sorted(parts) if mine[g]["part_score"] > 0
+                     or mine[g]["needs_manual_grade"]]
+    assert not unearned, unearned

@@ -393,3 +393,14 @@ def test_a_count_one_term_short_is_said_as_its_fraction_and_other_ratios_are_not
     assert isinstance(_scaled(np.array(1152.0), np.array(1536.0), inputs), Known)
     assert _scaled(np.array(1152.0), np.array(3072.0), inputs) is None
     assert _scaled(np.array(1152.5), np.array(1536.0), inputs) is None
+
+
+def test_a_renaming_of_two_inputs_is_tried_as_a_renaming_and_a_swap_as_a_swap():
+    """{omega_q: omega_k, beta_q: beta_k} (a renaming) is no swap, and trying it raises nothing."""
+    from grader.engine.steps import _trials
+    rng = np.random.default_rng(8)
+    inputs = {n: rng.standard_normal((3, 3) if n.startswith("omega") else (3, 1))
+              for n in ("omega_q", "omega_k", "beta_q", "beta_k")}
+    said = [(used, due) for used, due, _, _ in _trials([], [], inputs, [])]
+    assert ("the inputs `omega_k` and `beta_k`", "`omega_q` and `beta_q`") in said, said
+    assert ("`omega_q` and `omega_k` swapped", "") in said, said

@@ -628,7 +628,7 @@ def _trials(steps, values, inputs, open_, limit=160):
     LayerNorm's output is due)."""
     subs, paths = _substitutions(inputs)
     for m in subs:
-        if len(m) == 2 and all(m[b] == a for a, b in m.items()):
+        if len(m) == 2 and all(m.get(b) == a for a, b in m.items()):
             yield f"`{_listing(list(m))}` swapped".replace(" and ", "` and `"), "", _with(inputs, m, paths), None
             continue
         used = [f"`{b}`" for b in dict.fromkeys(m.values())]
