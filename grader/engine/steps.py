@@ -599,7 +599,7 @@ def _substitutions(inputs, limit=80):
     input of another's shape (the queries for the keys and the values), at most `limit` of them, renamings first."""
     paths = _arrays_in(inputs)
     arrays = {n: _value(inputs, p) for n, p in paths.items()}
-    renamed, swapped, single, grouped = [], [], [], []  # tried in this order: a renaming is the likeliest slip
+    renamed, swapped, single, grouped = [], [], [], []  # a renaming is the likeliest slip: tried first
 
     def add(to, m):
         m = {a: b for a, b in m.items() if a != b and not np.array_equal(arrays[a], arrays[b])}
@@ -617,7 +617,9 @@ def _substitutions(inputs, limit=80):
                 add(swapped, {a: b, b: a})  # two arguments of one shape given the other way round
             add(single, {a: b})
             add(grouped, {c: b for c, vc in arrays.items() if vc.shape == va.shape})
-    return (renamed + swapped + single + grouped)[:limit], paths
+    # (a swap after one input in place of another: keys made with omega_q while the queries are right is that one
+    # substitution, not omega_q and omega_k swapped)
+    return (renamed + single + swapped + grouped)[:limit], paths
 
 
 def _trials(steps, values, inputs, open_, limit=160):
