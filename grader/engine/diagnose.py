@@ -505,7 +505,8 @@ def _input_arrays(inputs):
 
 
 def _entrywise_product(g, w, inputs):
-    """ "it is `omega_q` * each item of `all_x` + `beta_q`, entry by entry...", when a result of the wrong shape
+    """ "it is `omega_q` times each item of `all_x` entry by entry (`*`, ...), plus `beta_q`, where their matrix
+    product (`@`) is due", when a result of the wrong shape
     is two inputs multiplied with `*` (and maybe an input added) where their matrix product has the right
     shape: NumPy's `*` multiplies matching entries and broadcasts a column across a matrix. Else None."""
     arrays = _input_arrays(inputs)

@@ -595,8 +595,9 @@ def _with(inputs, m, paths):
 
 def _substitutions(inputs, limit=80):
     """[{input: the input used in its place}]: each float array input in place of another of as many axes, the
-    same renaming throughout (gamma1 for gamma2 takes beta1 for beta2 too), and one input in place of every
-    input of another's shape (the queries for the keys and the values), at most `limit` of them, renamings first."""
+    same renaming throughout (gamma1 for gamma2 takes beta1 for beta2 too), two inputs of one shape swapped, and one
+    input in place of every input of another's shape (the queries for the keys and the values), at most `limit` of
+    them, renamings first."""
     paths = _arrays_in(inputs)
     arrays = {n: _value(inputs, p) for n, p in paths.items()}
     renamed, swapped, single, grouped = [], [], [], []  # a renaming is the likeliest slip: tried first
@@ -761,9 +762,9 @@ def _another_row(a, step):
 
 
 def _read_in_memory_order(a, step, want):
-    """ "the right gradient of the queries dQ, (2, 2, 4, 3), reshaped straight to (2, 4, 6)...", when the student's
-    array is the step's numbers in their memory order under a shape that does not keep its axes whole (heads
-    merged by a reshape without the transpose before it: `_regroups`); else None."""
+    """ "the right gradient of the queries dQ, of shape (2, 2, 4, 3), reshaped straight to (2, 4, 6): ...", when
+    the student's array is the step's numbers in their memory order under a shape that does not keep its axes
+    whole (heads merged by a reshape without the transpose before it: `_regroups`); else None."""
     a = np.asarray(a)
     if a.size != want.size or a.shape == want.shape or _regroups(a.shape, want.shape) or _few(want) \
             or not np.all(np.isfinite(a)) or a.dtype.kind not in "biuf":
