@@ -311,6 +311,35 @@ STEPPED = {
         ("np.mean(x, axis=-1, keepdims=True)", "np.mean(x, axis=(0, 2), keepdims=True)"),
         ("np.var(x, axis=-1, keepdims=True)", "np.var(x, axis=(0, 2), keepdims=True)")]},
         step="your `mean` is the mean over the items and features, where the mean over the features alone is due"),
+    # A reduction made inline over other axes: no array of the student's holds it, the result made with it does
+    "softmax_backward: the coupling term summed over the whole matrix": W(A07, "test_softmax_backward", {
+        "softmax_backward_def": [("dS = A * (dA - column_sums)", "dS = A * (dA - np.sum(A * dA))")]},
+        step="your `dS` is the result made with the sum of A * dA over the rows and columns in place of the sum of "
+             "A * dA over the rows alone"),
+    "softmax_backward: the row sums, not kept as a column": W(A07, "test_softmax_backward", {"softmax_backward_def": [
+        ("dS = A * (dA - column_sums)", "dS = A * (dA - np.sum(A * dA, axis=1))")]},
+        step="your `dS` is the result made with the sum of A * dA over the columns without `keepdims=True` in place of "
+             "the sum of A * dA over the rows alone"),
+    # A step held right by one array (the forward pass's cache) while the steps after it are made from another
+    "mha_backward: the weights recomputed without the mask": W(A07, "test_mha_backward", {"mha_backward_def": [
+        ('Q, K, V, A, heads = cache["Q"], cache["K"], cache["V"], cache["A"], cache["heads"]',
+         'Q, K, V, heads = cache["Q"], cache["K"], cache["V"], cache["heads"]\n'
+         '  A = softmax_rows(Q @ K.transpose(0, 1, 3, 2) / np.sqrt(Q.shape[-1]))')]},
+        step="are not right: the steps after them are made from your `A`, which gives weight to the entries above "
+             "the diagonal"),
+    # A function applied entry by entry in place of the one due (Step.entrywise)
+    "mlp: a leaky ReLU": W("08_transformer_block", "test_mlp", {"mlp_def": [
+        ("np.maximum(0.0, x @ W1 + b1)", "np.maximum(0.01 * (x @ W1 + b1), x @ W1 + b1)")]},
+        step="is not np.maximum(0, h) (h: the hidden pre-activations) where h is negative: at h = "),
+    "mlp: a sigmoid": W("08_transformer_block", "test_mlp", {"mlp_def": [
+        ("np.maximum(0.0, x @ W1 + b1)", "1 / (1 + np.exp(-(x @ W1 + b1)))")]},
+        step="is not np.maximum(0, h) (h: the hidden pre-activations) where h is negative or positive: at h = "),
+    # Arguments given in the order of another function's parameters: two renamings at once, said for one head
+    "multihead: attention_weights given the values' and queries' weights": W(A04, "test_multihead", {"multihead_def": [
+        ("attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)", "attention_weights(X, omega_v1, omega_q1, beta_v1, beta_q1)"),
+        ("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)", "attention_weights(X, omega_v2, omega_q2, beta_v2, beta_q2)")]},
+        step="made with the inputs `omega_v1`, `beta_v1`, `omega_q1` and `beta_q1` in place of `omega_q1`, `beta_q1`, "
+             "`omega_k1` and `beta_k1`"),
     "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
         ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
         step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),

@@ -13,7 +13,7 @@ from grader.course import PROBES
 from grader.course.shared import steps as course_steps
 from grader.engine.courseware import course
 from grader.engine.protocol import Step
-from grader.engine.steps import Known, _deps, first_wrong, holds
+from grader.engine.steps import Known, _deps, _telling, first_wrong, holds
 
 SEEDS = range(20)
 STEPPED = sorted((a, g) for a, probes in PROBES.items() for g, p in probes.items() if p.steps)
@@ -401,6 +401,102 @@ def test_a_renaming_of_two_inputs_is_tried_as_a_renaming_and_a_swap_as_a_swap():
     rng = np.random.default_rng(8)
     inputs = {n: rng.standard_normal((3, 3) if n.startswith("omega") else (3, 1))
               for n in ("omega_q", "omega_k", "beta_q", "beta_k")}
-    said = [(used, due) for used, due, _, _ in _trials([], [], inputs, [])]
+    said = [(used, due) for used, due, _, _, _ in _trials([], [], inputs, [])]
     assert ("the inputs `omega_k` and `beta_k`", "`omega_q` and `beta_q`") in said, said
     assert ("`omega_q` and `omega_k` swapped", "") in said, said
+
+
+def test_a_case_on_which_two_steps_are_one_number_does_not_overrule_a_tie_the_other_cases_agree_on():
+    """08's block_flops with the output projection left out: the student's `projections` is 3/4 of the right count
+    on every case. On a case with D_ff = 2 D the MLP's count equals the projections', so there `projections` reads as
+    3/4 of the MLP's count and `mlp_products` as the right projections. Such a case tells neither step apart, so it
+    does not stop the verdict from saying the 3/4 the other cases agree on."""
+    from grader.engine import protocol
+
+    def trace(D, H, T, D_ff):  # the student's locals, as the kernel's trace keeps them
+        d = D // H
+        projections = 3 * T * D * D  # x @ W_q, x @ W_k, x @ W_v: the output projection left out
+        attention = H * (T * d * T + T * T * d)
+        mlp_products = T * D * D_ff + T * D_ff * D
+        flops = projections + attention + mlp_products
+        names = dict(D=D, H=H, T=T, D_ff=D_ff, d=d, projections=projections, attention=attention,
+                     mlp_products=mlp_products, flops=flops)
+        return flops, [("block_flops", n, np.array(float(v))) for n, v in names.items()]
+
+    probe = PROBES["08_transformer_block"]["test_block_flops"]
+    book = protocol.Case("book", {"D": 8, "H": 2, "T": 6, "D_ff": 32})
+    alike = protocol.Case("fresh", {"D": 96, "H": 6, "T": 647, "D_ff": 192})  # D_ff = 2 D
+    for cases in ([book, alike], [alike, book]):
+        got, traces = zip(*(trace(**c.inputs) for c in cases))
+        reasons = ["wrong"] * len(cases)
+        said = protocol._step_finding(probe, cases, list(got), reasons, list(traces))
+        assert said[0] and "your `projections` is 3/4 of the right one" in said[0], said
+        assert "projections' multiply-adds are right" not in said[0], said
+
+
+def _another_of_its_kind(value, rng):
+    """A changed copy of a step's value that is still what any attempt at it is: weights that sum to one along an
+    axis become other such weights (a softmax of other scores), masked zeros kept; anything else `_changed`."""
+    value = np.asarray(value, dtype=np.float64)
+    for axis in range(value.ndim):
+        if value.shape[axis] > 1 and np.all(value >= 0) and np.allclose(value.sum(axis=axis), 1):
+            e = np.where(value > 0, np.exp(rng.standard_normal(value.shape)), 0.0)
+            return e / e.sum(axis=axis, keepdims=True)
+    return _changed(value, rng)
+
+
+def _shown(steps, j):
+    """The steps that step j being right makes right (`steps._right`): its uses, theirs, ..., through steps that
+    show their uses."""
+    out, todo = set(), [j]
+    while todo:
+        k = todo.pop()
+        if getattr(steps[k], "shows_uses", True):
+            for d in _deps(steps, k):
+                if d not in out:
+                    out.add(d)
+                    todo.append(d)
+    return out
+
+
+@pytest.mark.parametrize("assignment, part", STEPPED)
+def test_a_step_said_to_show_its_uses_changes_when_any_of_them_does(assignment, part):
+    """A step found right makes right every step it is computed from (`steps._right`) unless it declares
+    shows_uses=False. So each such step must change when a step it shows is replaced by another of its kind:
+    07's d_beta_v, dV summed over the tokens, is dX_prime summed over the tokens for any weights whose columns
+    sum to one, and would otherwise tell a student with wrong weights that their weights are right."""
+    probe = PROBES[assignment][part]
+    blind = []
+    for seed in range(4):
+        rng = np.random.default_rng(2000 + seed)
+        for case in probe.cases(np.random.default_rng(seed)):
+            steps = _telling(probe.steps(case.inputs), case.inputs)  # as first_wrong sees them: no step zero
+            for j, step in enumerate(steps):  # everywhere (a key bias's gradient), which is never found right
+                for u in sorted(_shown(steps, j)):
+                    if not steps[u].moves_result or np.size(steps[u].value) < 2:
+                        continue
+                    with course_steps.replaced({steps[u].name: _another_of_its_kind(steps[u].value, rng)}):
+                        moved = next(s for s in probe.steps(case.inputs) if s.name == step.name)
+                    if course().same(np.asarray(moved.value, dtype=float), np.asarray(step.value, dtype=float)):
+                        blind.append(f"{step.name} shows nothing of {steps[u].name} ({case.label} case)")
+    assert not blind, f"{assignment} {part}: {sorted(set(blind))[:6]}"
+
+
+def test_a_function_applied_entry_by_entry_in_place_of_the_one_due_is_said_where_it_differs():
+    """A leaky ReLU differs from the ReLU where h is negative, a GELU or a sigmoid on both sides; the ReLU of other
+    numbers (the pre-activations without their bias) is no function of h, and nothing is said of it."""
+    from grader.engine.steps import _entrywise
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal((2, 3, 8))
+    axes = ("items", "tokens", "features")
+    steps = [Step("hidden pre-activations", "x @ W1 + b1", h, axes, ()),
+             Step("ReLU", "np.maximum(0, x @ W1 + b1)", np.maximum(0, h), axes,
+                  entrywise=("hidden pre-activations", "np.maximum(0, h)"))]
+    values = [s.value for s in steps]
+    gelu = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h ** 3)))
+    said = {name: _entrywise(a, steps[1], steps, values) for name, a in {
+        "leaky": np.maximum(0.01 * h, h), "gelu": gelu, "sigmoid": 1 / (1 + np.exp(-h)), "right": np.maximum(0, h),
+        "other numbers": np.maximum(0, h - rng.standard_normal(8))}.items()}
+    assert said["leaky"].startswith("not np.maximum(0, h) (h: the hidden pre-activations) where h is negative: at h = ")
+    assert "where h is negative or positive: at h = " in said["gelu"] and "where h is negative or positive" in said["sigmoid"]
+    assert said["right"] is None and said["other numbers"] is None, said

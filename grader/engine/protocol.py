@@ -101,9 +101,10 @@ class Step:
     # Whether any change of it changes the result: a softmax's shift does not (that is why it may be made),
     # so it cannot be seen there, and the property test of tests/test_steps.py leaves it out.
     moves_result: bool = True
-    # A step that reduces an input over some of its axes (a LayerNorm's mean, a softmax's column maxima):
-    # (the input's name, the reduction in words, the numpy function, the axes it reduces). An array of the
-    # student's that is the same reduction over other axes is then said to be that.
+    # A step that reduces an input or an earlier step over some of its axes (a LayerNorm's mean, a softmax's column
+    # maxima, the column sums of A * dA): (the input's or step's name, the reduction in words, the numpy function,
+    # the axes it reduces). An array of the student's that is the same reduction over other axes, or a result
+    # made with one (or with the due one not keeping its axes), is then said to be that.
     reduces: tuple = None
     # Whether this step being right shows that the steps it is computed from are: not when it hides a change of
     # them (a square hides a sign; Adam's step from zero moments hides a scale of the gradient).
@@ -115,6 +116,10 @@ class Step:
     # row is, the rest of the sum), ...). An array of the student's that is another row of it plus the same rest
     # (pos_emb[3] where pos_emb[4] is due) is then said to be that row.
     rows: tuple = ()
+    # A step that is a function of one earlier step entry by entry (a ReLU): (that step's name, the function in
+    # words). An array of the student's of its shape that differs from it is then said to differ where that step is
+    # negative, positive or both, with its largest difference: a sigmoid, a GELU or a leaky ReLU in its place.
+    entrywise: tuple = None
 
 
 @dataclass
@@ -1210,16 +1215,19 @@ def _step_finding(probe, cases, got, reasons, traces):
         case, value, trace = wrong[n]
         try:
             wanted, want, single = _steps_of(probe, case)
-            return steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps), True
+            # (a case on which two steps have one value cannot tell an attempt at one from an attempt at the other:
+            # 08's MLP counts 2 T D D_ff, the projections' 4 T D^2, when D_ff = 2 D. It describes no tie.)
+            return (steps.first_wrong(wanted, trace, case.inputs, single, value, want, probe.steps),
+                    not steps.coincide(wanted, case.inputs))
         except (ArithmeticError, LookupError, TypeError, ValueError):  # a case the steps do not describe
             return None, False  # (or a student's array no step's shape fits): nothing said from the trace
 
     uncertain = None
     for n in range(len(wrong)):
-        said, _ = first_wrong(n)
-        if said and isinstance(said[1], steps.Known) and any(
-                described and (other or (None, None))[1] != said[1]
-                for other, described in (first_wrong(k) for k in range(len(wrong)) if k != n)):
+        said, described = first_wrong(n)
+        if said and isinstance(said[1], steps.Known) and (not described or any(
+                told and (other or (None, None))[1] != said[1]
+                for other, told in (first_wrong(k) for k in range(len(wrong)) if k != n))):
             continue  # a sum of known values on this case alone: chance, not the student's computation
         if said and said[1]:
             return said

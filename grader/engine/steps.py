@@ -222,7 +222,10 @@ def _evidence(steps, values, found, trace, inputs, single, result, returned, rem
     several = [np.asarray(r, dtype=np.float64) for r in result if isinstance(r, np.ndarray)] \
         if not single and isinstance(result, list) else []
     tied = _attempts(steps, values, trace, inputs, returned, several)
-    right = _right(steps, _kept(steps, values, found, trace, tied))
+    kept, used = _used_instead(steps, values, _kept(steps, values, found, trace, tied), trace, inputs, remake)
+    for i, tie in used.items():
+        tied.setdefault(i, tie)
+    right = _right(steps, kept)
     if remake is not None:
         # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
         # made from the wrong value: an MLP given the residual sum where its LayerNorm is due)
@@ -249,6 +252,50 @@ def _kept(steps, values, found, trace, tied):
         if kept and not set(kept) & {w for w, _ in holders}:
             out[i] = None
     return out
+
+
+def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
+    """(`found` less the steps that one of the student's arrays holds right while the steps after them are made
+    from another of their arrays, {step index: what ties that array to the step}): what they used is that one (the
+    attention weights recomputed without the mask in a backward pass, where the forward pass's cache holds the
+    masked ones). Seen by making the steps again with that array in place of the step: one of the student's arrays
+    is then a step after it, not right. Only steps with a step after them that no array of theirs holds right."""
+    replaced = getattr(course(), "replaced", None)
+    out, ties = list(found), {}
+    if remake is None or replaced is None:
+        return out, ties
+    below = _below(steps)
+    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+
+    def mine(a):  # one of the student's arrays that is no step and no input as given
+        return not any(holds(a, v) for v in values) and not any(
+            g.shape == np.shape(a) and np.array_equal(g, a) for g in given)
+    tried = 0
+    for i, f in enumerate(found):
+        if f is None or not any(found[j] is None for j in below[i]) or np.size(values[i]) < 2:
+            continue
+        for where, name, a in trace:
+            theirs = next(_forms(a, values[i], not _stacked(name)), None) if name and a.size == values[i].size else None
+            if theirs is None or not mine(a) or tried >= limit:
+                continue
+            tried += 1
+            try:
+                with np.errstate(all="ignore"), replaced({steps[i].name: theirs}):
+                    other = {s.name: np.asarray(s.value, dtype=np.float64) for s in remake(inputs)}
+            except (ArithmeticError, LookupError, TypeError, ValueError):
+                continue  # the steps cannot be made so
+            made = [other[steps[j].name] for j in sorted(below[i]) if found[j] is None and steps[j].name in other]
+            if not any(v.size >= 2 and np.max(np.abs(v)) > 100 * course().ATOL and any(
+                    np.size(b) == v.size and mine(b) and holds(b, v, not _stacked(m)) for _, m, b in trace)
+                       for v in made):
+                continue
+            out[i] = None
+            text = diagnose.same_shape(theirs, values[i], inputs, steps[i].axes)
+            text = str(text.shown if isinstance(text, diagnose.Finding) else text or "").removeprefix("it ")
+            ties[i] = _tie(f"the steps after {'them' if steps[i].name.endswith('s') else 'it'} are made from "
+                           f"{_yours(where, name)}" + (f", which {text}" if text else ", which is not right"), a)
+            break
+    return out, ties
 
 
 def _wrong_at(steps, right, tied, returned):
@@ -442,6 +489,13 @@ def _telling(steps, inputs=None):
     return out
 
 
+def coincide(steps, inputs=None):
+    """Whether two of the steps a trace can show have the same value on this case (of one shape, the same
+    numbers): an array holding it may be an attempt at either."""
+    values = [np.asarray(s.value, dtype=np.float64) for s in _telling(steps, inputs)]
+    return any(a.shape == b.shape and np.array_equal(a, b) for k, a in enumerate(values) for b in values[k + 1:])
+
+
 def _numbers_of(inputs):
     """The single numbers a case's inputs hold, and their sizes: what a student's code has without computing."""
     out = {float(n) for n in diagnose._sizes(inputs)}
@@ -485,8 +539,9 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
         for i, (step, want) in enumerate(zip(steps, values)):
             if returned is not None and (i == last) != is_result or (slice_only and i < max(held)):
                 continue  # (a slice right for a later head than this one is no attempt at this one's)
-            other = _reduced_over_other_axes(a, step, inputs) or _another_slice(a, step, inputs) or \
-                _another_row(a, step) or blocks.get(i) or _read_in_memory_order(a, step, want)
+            other = _reduced_over_other_axes(a, step, steps, values, inputs) or _another_slice(a, step, inputs) or \
+                _another_row(a, step) or blocks.get(i) or _read_in_memory_order(a, step, want) or \
+                _entrywise(a, step, steps, values)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
                 continue
@@ -525,20 +580,29 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
     return tied
 
 
-def _reduced_over_other_axes(a, step, inputs):
-    """ "the mean over the tokens and features, where the mean over the features alone is due", when the
-    student's array is the step's reduction of the same input over other axes; else None."""
+def _other_reductions(step, steps, values, inputs, due_too=False):
+    """(the reduction in words, where the one due in words, its value) for each reduction of what `step`
+    reduces (step.reduces: an input, or an earlier step's value) over other axes than the step's, kept as
+    dimensions of length one and not: "the sum of A * dA over the rows and columns", "the sum of A * dA over the
+    rows alone", and whether the dimensions were kept. A reduction that equals one of its source's own slices is
+    left out: a piece of it taken, as likely as a reduction. `due_too`: the due reduction without its dimensions
+    kept as well (its words then say so, and where is "")."""
     if not step.reduces:
-        return None
+        return
     name, words, reduce, right = step.reduces
     x = (inputs or {}).get(name)
-    if not isinstance(x, np.ndarray) or x.ndim < 2 or not np.all(np.isfinite(a)):
-        return None
+    if x is None:
+        x = next((v for s, v in zip(steps, values) if s.name == name), None)
+    if not isinstance(x, np.ndarray) or x.ndim < 2 or not np.all(np.isfinite(x)):
+        return
     right = tuple(sorted(k % x.ndim for k in right))
     names = step.axes if len(step.axes) == x.ndim else tuple(f"axis {k}" for k in range(x.ndim))
 
     def over(axes):
         return _listing([names[k] for k in axes])
+    due = f"the {words} over the {over(right)}{' alone' if len(right) == 1 else ''}"
+    if due_too:
+        yield f"{due} without `keepdims=True`", "", reduce(x, axis=right, keepdims=False), False
     for k in range(1, x.ndim + 1):
         for axes in itertools.combinations(range(x.ndim), k):
             if axes == right:
@@ -547,10 +611,18 @@ def _reduced_over_other_axes(a, step, inputs):
                 r = reduce(x, axis=axes, keepdims=keepdims)
                 if len(axes) == 1 and any(bool(course().same(np.squeeze(r), np.squeeze(x.take(k, axes[0]))))
                                           for k in range(x.shape[axes[0]])):
-                    continue  # one of the input's own slices: a piece of it taken, as likely as a reduction
-                if r.shape == a.shape and bool(course().same(a, r)):
-                    return (f"the {words} over the {over(axes)}, where the {words} over the {over(right)}"
-                            f"{' alone' if len(right) == 1 else ''} is due")
+                    continue
+                yield f"the {words} over the {over(axes)}", due, r, keepdims
+
+
+def _reduced_over_other_axes(a, step, steps, values, inputs):
+    """ "the mean over the tokens and features, where the mean over the features alone is due", when the
+    student's array is the step's reduction of the same input (or step) over other axes; else None."""
+    if not np.all(np.isfinite(a)):
+        return None
+    for words, due, r, _ in _other_reductions(step, steps, values, inputs):
+        if r.shape == a.shape and bool(course().same(a, r)):
+            return f"{words}, where {due} is due"
     return None
 
 
@@ -600,27 +672,46 @@ def _substitutions(inputs, limit=80):
     them, renamings first."""
     paths = _arrays_in(inputs)
     arrays = {n: _value(inputs, p) for n, p in paths.items()}
-    renamed, swapped, single, grouped = [], [], [], []  # a renaming is the likeliest slip: tried first
+    renamed, swapped, single, grouped, shifted = [], [], [], [], []  # a renaming is the likeliest slip: tried first
+    letters = {}  # {(s, t): the renaming of s to t}
 
     def add(to, m):
         m = {a: b for a, b in m.items() if a != b and not np.array_equal(arrays[a], arrays[b])}
-        if m and all(m not in seen for seen in (renamed, swapped, single, grouped)):
+        if m and all(m not in seen for seen in (renamed, swapped, single, grouped, shifted)):
             to.append(m)
+        return m
     for a, va in arrays.items():
         for b, vb in arrays.items():
             if a == b or va.ndim != vb.ndim:
                 continue
             s, t = _renaming(a, b)
             if s and t and len(s) < len(a):
-                add(renamed, {c: c.replace(s, t) for c in arrays if s in c and c.replace(s, t) in arrays
-                              and arrays[c.replace(s, t)].shape == arrays[c].shape})
+                letters[s, t] = add(renamed, {c: c.replace(s, t) for c in arrays if s in c and c.replace(s, t) in arrays
+                                              and arrays[c.replace(s, t)].shape == arrays[c].shape})
             if va.shape == vb.shape:
                 add(swapped, {a: b, b: a})  # two arguments of one shape given the other way round
             add(single, {a: b})
             add(grouped, {c: b for c, vc in arrays.items() if vc.shape == va.shape})
+    # Two renamings in a chain, at once: arguments given in the order of another function's parameters
+    # (attention_weights(X, omega_v, omega_q, ...) where (X, omega_q, omega_k, ...) is due: q read as v, k as q).
+    # Few, and tried after the renamings alone: an input for another (which the renamings' changes include) is
+    # as likely, but those are many, and the limit would leave these out
+    for (s1, t1), m1 in letters.items():
+        for (s2, t2), m2 in letters.items():
+            if t2 == s1 and s2 != t1 and m1 and m2 and not set(m1) & set(m2):
+                add(shifted, {**m1, **m2})
     # (a swap after one input in place of another: keys made with omega_q while the queries are right is that one
     # substitution, not omega_q and omega_k swapped)
-    return (renamed + single + swapped + grouped)[:limit], paths
+    return (renamed + shifted + single + swapped + grouped)[:limit], paths
+
+
+def _substituted(m):
+    """(what was used, in place of what) for {input: the input used in its place}: "`gamma` and `beta` swapped", ""
+    for two swapped; else "the inputs `omega_v1` and `beta_v1`", "`omega_q1` and `beta_q1`"."""
+    if len(m) == 2 and all(m.get(b) == a for a, b in m.items()):
+        return f"`{_listing(list(m))}` swapped".replace(" and ", "` and `"), ""
+    used = [f"`{b}`" for b in dict.fromkeys(m.values())]
+    return f"the input{'s' if len(used) > 1 else ''} {_listing(used)}", _listing([f"`{a}`" for a in m])
 
 
 def _trials(steps, values, inputs, open_, limit=160):
@@ -631,16 +722,11 @@ def _trials(steps, values, inputs, open_, limit=160):
     LayerNorm's output is due)."""
     subs, paths = _substitutions(inputs)
     for m in subs:
-        if len(m) == 2 and all(m.get(b) == a for a, b in m.items()):
-            yield f"`{_listing(list(m))}` swapped".replace(" and ", "` and `"), "", _with(inputs, m, paths), None
-            continue
-        used = [f"`{b}`" for b in dict.fromkeys(m.values())]
-        yield (f"the input{'s' if len(used) > 1 else ''} {_listing(used)}", _listing([f"`{a}`" for a in m]),
-               _with(inputs, m, paths), None)
+        yield (*_substituted(m), _with(inputs, m, paths), None, (m, paths))
     for n, v in (inputs or {}).items():
         if isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[0] == v.shape[1] and v.dtype.kind == "f" \
                 and not np.allclose(v, v.T):
-            yield f"`{n}.T`", f"`{n}`", {**inputs, n: v.T}, None
+            yield f"`{n}.T`", f"`{n}`", {**inputs, n: v.T}, None, None
     replaced = getattr(course(), "replaced", None)
     if replaced is None:
         return
@@ -650,6 +736,12 @@ def _trials(steps, values, inputs, open_, limit=160):
     def kind(name):  # "head 2's queries" and "head 3's queries" are of one kind: a loop's variable holds either
         return re.sub(r"\d+", "#", name)
     for j in made_from:
+        # the step a reduction, made over other axes (a sum over the whole matrix where one down each column is
+        # due), or without its axes kept, so that it broadcasts along others
+        for words, due, r, keepdims in _other_reductions(steps[j], steps, values, inputs, due_too=True):
+            tried += 1
+            yield (words + ("" if keepdims or not due else " without `keepdims=True`"), due, inputs, {steps[j].name: r},
+                   None)
         for label, k in _knowns(j, steps, values, inputs):
             if tried >= limit:
                 return
@@ -658,7 +750,7 @@ def _trials(steps, values, inputs, open_, limit=160):
             if any(label.startswith(_the(s.name) + " (") and kind(s.name) == kind(steps[j].name) for s in steps):
                 continue  # another head's queries for this head's: its own array, the loop's, is as likely
             tried += 1
-            yield label, _the(steps[j].name), inputs, {steps[j].name: k}
+            yield label, _the(steps[j].name), inputs, {steps[j].name: k}, None
 
 
 def _swapped(steps, values, trace, inputs, remake, open_, returned):
@@ -674,14 +766,31 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
     if not arrays:
         return {}
     out = {}
-    for used, due, new_inputs, in_place in _trials(steps, values, inputs, open_):
+    def made(new_inputs, in_place=None):
+        """{step name: value} made from other inputs (or with a value in place of a step's); None if they do not fit."""
         try:
             with np.errstate(all="ignore"), \
                     (course().replaced(in_place) if in_place else contextlib.nullcontext()):
                 # (a variance replaced by a mean may be negative: no step, and no warning either)
-                other = {s.name: np.asarray(s.value, dtype=np.float64) for s in remake(new_inputs)}
+                return {s.name: np.asarray(s.value, dtype=np.float64) for s in remake(new_inputs)}
         except (ArithmeticError, LookupError, TypeError, ValueError):
-            continue  # the steps cannot be made so (shapes that no longer fit)
+            return None  # the steps cannot be made so (shapes that no longer fit)
+
+    def fewest(sub, i, a, name):
+        """(used, due) for the fewest of the substitution's inputs that still make step i the student's array: a
+        renaming of every head's inputs, of which one head's step uses its own only."""
+        m, paths = sub
+        for k in list(m):
+            if len(m) > 1 and not (len(m) == 2 and m.get(m[k]) == k):
+                rest = {c: d for c, d in m.items() if c != k}
+                v = (made(_with(inputs, rest, paths)) or {}).get(steps[i].name)
+                if v is not None and np.size(a) == v.size and holds(a, v, not _stacked(name)):
+                    m = rest
+        return _substituted(m)
+    for used, due, new_inputs, in_place, sub in _trials(steps, values, inputs, open_):
+        other = made(new_inputs, in_place)
+        if other is None:
+            continue
         for i in open_:
             v = other.get(steps[i].name)
             if i in out or v is None or (v.shape == values[i].shape and bool(course().same(v, values[i]))):
@@ -691,8 +800,9 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
             last = returned is not None and i == len(steps) - 1
             for where, name, a in arrays:
                 if np.size(a) == v.size and (not last or np.array_equal(a, returned)) and holds(a, v, not _stacked(name)):
-                    out[i] = _tie(Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {used}"
-                                          + (f" in place of {due}" if due else "")), a)
+                    said, instead = fewest(sub, i, a, name) if sub and len(sub[0]) > 2 else (used, due)
+                    out[i] = _tie(Related(f"{_yours(where, name)} is {_the(steps[i].name)} made with {said}"
+                                          + (f" in place of {instead}" if instead else "")), a)
                     break
         if len(out) == len(open_):
             break
@@ -777,6 +887,31 @@ def _read_in_memory_order(a, step, want):
     return (f"the right {step.name.removeprefix('the ')}, of shape {want.shape}, reshaped straight to {a.shape}: a "
             "reshape keeps the entries in their order, so axes that change places must be moved first "
             "(np.transpose), then reshaped")
+
+
+def _entrywise(a, step, steps, values):
+    """ "not np.maximum(0, h) (h: the hidden pre-activations) where h is negative: at h = -0.52 it holds -0.16, where
+    0 is due", when the step is a function of an earlier one entry by entry (Step.entrywise) and the student's array,
+    of its shape, differs from it and is a function of h (below); else None."""
+    if not step.entrywise or np.shape(a) != np.shape(step.value) or not np.all(np.isfinite(a)):
+        return None
+    name, function = step.entrywise
+    h = next((v for s, v in zip(steps, values) if s.name == name), None)
+    want = np.asarray(step.value, dtype=np.float64)
+    if h is None or h.shape != want.shape:
+        return None
+    scale = max(float(np.max(np.abs(want))), 1.0)
+    off = np.abs(a - want) > course().ATOL + course().RTOL * np.abs(want) + 1e-9 * scale
+    # A function of h entry by entry, as a student writes one, rises and falls with h a few times at most (a GELU
+    # falls, then rises); an array made from other numbers (the pre-activations without their bias) goes up and
+    # down from one entry to the next when read in the order of h
+    rises = np.sign(np.diff(a.ravel()[np.argsort(h.ravel(), kind="stable")]))
+    if not off.any() or np.count_nonzero(np.diff(rises[rises != 0]) != 0) > 2:
+        return None
+    signs = [w for w, where in (("negative", h < 0), ("positive", h > 0)) if (off & where).any()]
+    k = np.unravel_index(np.argmax(np.where(off, np.abs(a - want), -1)), want.shape)
+    return (f"not {function} (h: the {name}) where h is {' or '.join(signs)}: at h = {h[k]:.3g} it holds "
+            f"{a[k]:.3g}, where {want[k]:.3g} is due")
 
 
 def _few(value):

@@ -184,7 +184,7 @@ def mlp(x, W1, b1, W2, b2):
     r = _v("ReLU", np.maximum(0.0, h))
     axes = ("items", "tokens", "features")
     return [Step("hidden pre-activations", "x @ W1 + b1", h, axes, ()),
-            Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes),
+            Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes, entrywise=("hidden pre-activations", "np.maximum(0, h)")),
             Step("result", "the ReLU @ W2 + b2", r @ W2 + b2, axes)]
 
 
@@ -262,7 +262,10 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
             Step("d_omega_v", "dV @ X.T", dV @ X.T, (), ("gradient of the values dV",)),
             Step("d_omega_q", "dQ @ X.T", dQ @ X.T, (), ("gradient of the queries dQ",)),
             Step("d_omega_k", "dK @ X.T", dK @ X.T, (), ("gradient of the keys dK",)),
-            Step("d_beta_v", "dV summed over the tokens", dV.sum(axis=1, keepdims=True), (), ("gradient of the values dV",)),
+            # (dV summed over the tokens is dX_prime's sum for any weights whose columns sum to one: right, it shows
+            # nothing of dV or the weights)
+            Step("d_beta_v", "dV summed over the tokens", dV.sum(axis=1, keepdims=True), (), ("gradient of the values dV",),
+                 shows_uses=False),
             Step("d_beta_q", "dQ summed over the tokens", dQ.sum(axis=1, keepdims=True), (), ("gradient of the queries dQ",)),
             Step("d_beta_k", "dK summed over the tokens", dK.sum(axis=1, keepdims=True), (), ("gradient of the keys dK",))]
 
@@ -273,7 +276,8 @@ def softmax_backward(A, dA):
     product = _v("product A * dA", A * dA)
     s = _v("column sums", np.sum(product, axis=0, keepdims=True))  # (1, M)
     return [Step("product A * dA", "A * dA, entry by entry", product, ("rows", "columns"), ()),
-            Step("column sums", "the sum of A * dA down each column", s, ("rows", "columns")),
+            Step("column sums", "the sum of A * dA down each column", s, ("rows", "columns"),
+                 reduces=("product A * dA", "sum of A * dA", np.sum, (0,))),
             Step("result", "A * (dA - the column sums)", A * (dA - s), ("rows", "columns"), ("column sums",))]
 
 
@@ -418,8 +422,9 @@ def mha_backward_rows(x, p, num_heads, dout):
         merged = tiny.merge_heads(d_proj)  # (B, T, D)
         steps.append(Step(f'grads["W_{name}"]', f"x^T @ the merged gradient of the {what.split()[0]}",
                           np.einsum("btd,bte->de", x, merged), (), (f"gradient of the {what}",)))
+        # (the values' is d_heads summed for any weights whose rows sum to one: right, it shows nothing of them)
         steps.append(Step(f'grads["b_{name}"]', f"the merged gradient of the {what.split()[0]}, summed",
-                          merged.sum(axis=(0, 1)), (), (f"gradient of the {what}",)))
+                          merged.sum(axis=(0, 1)), (), (f"gradient of the {what}",), shows_uses=name != "v"))
         # each path a term every right answer adds (inline or not): one left out is told by name
         path = _v(f"dx through the {what.split()[0]}", merged @ p["W_" + name].T)  # (B, T, D)
         steps.append(Step(f"dx through the {what.split()[0]}", f"the merged gradient of the {what.split()[0]} @ "
