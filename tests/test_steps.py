@@ -500,3 +500,22 @@ def test_a_function_applied_entry_by_entry_in_place_of_the_one_due_is_said_where
     assert said["leaky"].startswith("not np.maximum(0, h) (h: the hidden pre-activations) where h is negative: at h = ")
     assert "where h is negative or positive: at h = " in said["gelu"] and "where h is negative or positive" in said["sigmoid"]
     assert said["right"] is None and said["other numbers"] is None, said
+
+
+def test_a_step_is_not_said_made_from_an_array_that_the_steps_after_it_turn_back_into_itself():
+    """`_used_instead`: top_k_probs renormalising with a softmax returns a result with k entries that sum to one.
+    Put in place of the probabilities, that result is kept and renormalised to itself: no sign that the student
+    used it for the probabilities, which their `probs` holds right. The weights recomputed unmasked, which the steps
+    after them are made from, are (tests/test_diagnosis.py)."""
+    from grader.engine.steps import _used_instead
+    probe = PROBES["11_decoding"]["test_top_k"]
+    case = probe.cases(np.random.default_rng(0))[0]
+    steps = probe.steps(case.inputs)
+    values = [np.asarray(s.value, dtype=float) for s in steps]
+    probs = values[0]
+    keep = np.argsort(-probs, kind="stable")[:int(case.inputs["k"])]
+    result = np.zeros_like(probs)
+    result[keep] = np.exp(probs[keep]) / np.exp(probs[keep]).sum()
+    trace = [("top_k_probs", "probs", probs), ("top_k_probs", "result", result)]
+    found = [("top_k_probs", "probs"), None, None]
+    assert _used_instead(steps, values, found, trace, case.inputs, probe.steps) == (found, {})

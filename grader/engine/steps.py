@@ -284,10 +284,14 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
                     other = {s.name: np.asarray(s.value, dtype=np.float64) for s in remake(inputs)}
             except (ArithmeticError, LookupError, TypeError, ValueError):
                 continue  # the steps cannot be made so
-            made = [other[steps[j].name] for j in sorted(below[i]) if found[j] is None and steps[j].name in other]
+            made = [other[steps[j].name] for j in sorted(below[i]) if found[j] is None and steps[j].name in other
+                    and not (other[steps[j].name].shape == values[j].shape and course().same(other[steps[j].name],
+                                                                                            values[j]))]
+            # (another array of theirs, not this one: a result that, put in place of the probabilities, is kept and
+            # renormalised to itself shows nothing)
             if not any(v.size >= 2 and np.max(np.abs(v)) > 100 * course().ATOL and any(
-                    np.size(b) == v.size and mine(b) and holds(b, v, not _stacked(m)) for _, m, b in trace)
-                       for v in made):
+                    np.size(b) == v.size and b is not a and not np.array_equal(b, a) and mine(b)
+                    and holds(b, v, not _stacked(m)) for _, m, b in trace) for v in made):
                 continue
             out[i] = None
             text = diagnose.same_shape(theirs, values[i], inputs, steps[i].axes)
