@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_late
+from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_early, round5_late
 from tests.heldout.grade import SEED, write
 from grader.course import PROBES
 from grader.engine.build import RELEASE, SOURCE, answer_key
@@ -16,12 +16,13 @@ from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
 
 
-ENTRIES = round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES + round5_late.ENTRIES + attacks.ENTRIES
+ROUND5 = round5_early.ENTRIES + round5_late.ENTRIES
+ENTRIES = round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES + ROUND5 + attacks.ENTRIES
 
 
 def test_the_names_are_unique_and_the_corpus_covers_every_notebook_it_measures():
-    assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= 60 + 30 + 40 + 40 + 20 + 14
-    for entries in (round1.ENTRIES, round2.ENTRIES, round3.ENTRIES, round4.ENTRIES):
+    assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= 60 + 30 + 40 + 40 + 18 + 20 + 14
+    for entries in (round1.ENTRIES, round2.ENTRIES, round3.ENTRIES, round4.ENTRIES, ROUND5):
         assert {e.assignment[:2] for e in entries} == {f"{n:02d}" for n in range(1, 12)}
 
 

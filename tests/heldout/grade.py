@@ -23,7 +23,7 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_late
+from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_early, round5_late
 from tests.sample_class import submission
 from tests.students import Student
 
@@ -32,7 +32,7 @@ SEED = "20261125"
 
 def entries_of_round(number):
     return {"1": round1.ENTRIES, "2": round2.ENTRIES, "3": round3.ENTRIES, "4": round4.ENTRIES,
-            "5": round5_late.ENTRIES, "attacks": attacks.ENTRIES}[str(number)]
+            "5": round5_early.ENTRIES + round5_late.ENTRIES, "attacks": attacks.ENTRIES}[str(number)]
 
 
 def write(folder, entries):
