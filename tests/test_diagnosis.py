@@ -336,10 +336,22 @@ STEPPED = {
         step="is not np.maximum(0, h) (h: the hidden pre-activations) where h is negative or positive: at h = "),
     # Arguments given in the order of another function's parameters: two renamings at once, said for one head
     "multihead: attention_weights given the values' and queries' weights": W(A04, "test_multihead", {"multihead_def": [
-        ("attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)", "attention_weights(X, omega_v1, omega_q1, beta_v1, beta_q1)"),
-        ("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)", "attention_weights(X, omega_v2, omega_q2, beta_v2, beta_q2)")]},
+        ("attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)",
+         "attention_weights(X, omega_v1, omega_q1, beta_v1, beta_q1)"),
+        ("attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
+         "attention_weights(X, omega_v2, omega_q2, beta_v2, beta_q2)")]},
         step="made with the inputs `omega_v1`, `beta_v1`, `omega_q1` and `beta_q1` in place of `omega_q1`, `beta_q1`, "
              "`omega_k1` and `beta_k1`"),
+    "softmax_cols: the weights rounded to 3 decimals": W(A02, "test_softmax_cols", {"softmax_cols_def": [
+        ("softmax = exp_values / np.sum(exp_values, axis=0, keepdims=True)",
+         "softmax = np.round(exp_values / np.sum(exp_values, axis=0, keepdims=True), 3)")]},
+        step="the right answer rounded to 3 decimals: return the values unrounded"),
+    "multihead: each head's weights transposed": W(A04, "test_multihead", {"multihead_def": [
+        ("@ attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1)",
+         "@ attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1).T"),
+        ("@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
+         "@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2).T")]},
+        step="made with head 1's attention weights transposed in place of head 1's attention weights"),
     "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
         ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
         step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),

@@ -498,7 +498,8 @@ def test_a_function_applied_entry_by_entry_in_place_of_the_one_due_is_said_where
         "leaky": np.maximum(0.01 * h, h), "gelu": gelu, "sigmoid": 1 / (1 + np.exp(-h)), "right": np.maximum(0, h),
         "other numbers": np.maximum(0, h - rng.standard_normal(8))}.items()}
     assert said["leaky"].startswith("not np.maximum(0, h) (h: the hidden pre-activations) where h is negative: at h = ")
-    assert "where h is negative or positive: at h = " in said["gelu"] and "where h is negative or positive" in said["sigmoid"]
+    assert "where h is negative or positive: at h = " in said["gelu"]
+    assert "where h is negative or positive" in said["sigmoid"]
     assert said["right"] is None and said["other numbers"] is None, said
 
 

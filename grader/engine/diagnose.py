@@ -320,10 +320,28 @@ def _masked(g, w):
             "to be masked: a mask over the wrong entries")
 
 
+def _rounded_to(g, w):
+    """The number of decimals (1 to 8) when every entry of `g` has that many at most and is within half a unit of
+    the last one from `w`: the right answer rounded (np.round(x, 3)); else None. Whole numbers are said elsewhere."""
+    if g.size < 2 or not (np.all(np.isfinite(g)) and np.all(np.isfinite(w))) or np.array_equal(g, np.round(g)):
+        return None
+    for places in range(1, 9):
+        unit = 10.0 ** -places
+        if np.allclose(g, np.round(g, places), rtol=0, atol=1e-9 * unit):
+            scale = max(float(np.max(np.abs(w))), 1.0)
+            return places if np.all(np.abs(g - w) <= unit / 2 + 1e-12 * scale) and not np.allclose(
+                w, np.round(w, places), rtol=0, atol=1e-9 * unit) else None
+    return None
+
+
 def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     axes = axis_names(g.ndim, names)
+    places = _rounded_to(g, w)
+    if places:
+        return (f"it is the right answer rounded to {places} decimal{'s' if places > 1 else ''}: return the values "
+                "unrounded (round only what you print)")
     single = _softmax_over_one(g, w, axes)
     if single:
         return single

@@ -748,13 +748,20 @@ def _trials(steps, values, inputs, open_, limit=160):
                    None)
         for label, k in _knowns(j, steps, values, inputs):
             if tried >= limit:
-                return
+                break
             if k.shape != values[j].shape or _few(k) or bool(course().same(k, values[j])):
                 continue
             if any(label.startswith(_the(s.name) + " (") and kind(s.name) == kind(steps[j].name) for s in steps):
                 continue  # another head's queries for this head's: its own array, the loop's, is as likely
             tried += 1
             yield label, _the(steps[j].name), inputs, {steps[j].name: k}, None
+    # A square step used transposed (V @ A.T where V @ A is due), last: a sum over the other axis of a square step is
+    # also its transpose's sum, and is said as the sum
+    for j in made_from:
+        v = values[j]
+        if v.ndim >= 2 and v.shape[-1] == v.shape[-2] > 1 and not np.allclose(v, np.swapaxes(v, -1, -2)):
+            yield (f"{_the(steps[j].name)} transposed", _the(steps[j].name), inputs,
+                   {steps[j].name: np.swapaxes(v, -1, -2)}, None)
 
 
 def _swapped(steps, values, trace, inputs, remake, open_, returned):

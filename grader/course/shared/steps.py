@@ -184,7 +184,8 @@ def mlp(x, W1, b1, W2, b2):
     r = _v("ReLU", np.maximum(0.0, h))
     axes = ("items", "tokens", "features")
     return [Step("hidden pre-activations", "x @ W1 + b1", h, axes, ()),
-            Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes, entrywise=("hidden pre-activations", "np.maximum(0, h)")),
+            Step("ReLU", "np.maximum(0, x @ W1 + b1)", r, axes,
+                 entrywise=("hidden pre-activations", "np.maximum(0, h)")),
             Step("result", "the ReLU @ W2 + b2", r @ W2 + b2, axes)]
 
 
@@ -264,8 +265,8 @@ def attention_backward_12_1(X, omega_v, omega_q, omega_k, beta_v, beta_q, beta_k
             Step("d_omega_k", "dK @ X.T", dK @ X.T, (), ("gradient of the keys dK",)),
             # (dV summed over the tokens is dX_prime's sum for any weights whose columns sum to one: right, it shows
             # nothing of dV or the weights)
-            Step("d_beta_v", "dV summed over the tokens", dV.sum(axis=1, keepdims=True), (), ("gradient of the values dV",),
-                 shows_uses=False),
+            Step("d_beta_v", "dV summed over the tokens", dV.sum(axis=1, keepdims=True), (),
+                 ("gradient of the values dV",), shows_uses=False),
             Step("d_beta_q", "dQ summed over the tokens", dQ.sum(axis=1, keepdims=True), (), ("gradient of the queries dQ",)),
             Step("d_beta_k", "dK summed over the tokens", dK.sum(axis=1, keepdims=True), (), ("gradient of the keys dK",))]
 
