@@ -352,6 +352,10 @@ STEPPED = {
         ("@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
          "@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2).T")]},
         step="made with head 1's attention weights transposed in place of head 1's attention weights"),
+    # The transpose of a step is said as that, not as the step "made with" its own transpose in place of itself
+    "attention_backward: dA transposed": W(A07, "test_attention_backward", {"attention_backward_def": [
+        ("dA = V.T @ dX_prime", "dA = dX_prime.T @ V")]},
+        step="your `dA` is the transpose of the right gradient of the weights dA (keys and queries swapped)"),
     "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
         ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
         step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),

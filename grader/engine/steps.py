@@ -756,9 +756,12 @@ def _trials(steps, values, inputs, open_, limit=160):
             tried += 1
             yield label, _the(steps[j].name), inputs, {steps[j].name: k}, None
     # A square step used transposed (V @ A.T where V @ A is due), last: a sum over the other axis of a square step is
-    # also its transpose's sum, and is said as the sum
+    # also its transpose's sum, and is said as the sum. Only a step no finding says is wrong: scores that are the
+    # transpose of the right ones are said so already ("keys and queries swapped"), and so are the steps after them
     for j in made_from:
         v = values[j]
+        if j in open_:
+            continue
         if v.ndim >= 2 and v.shape[-1] == v.shape[-2] > 1 and not np.allclose(v, np.swapaxes(v, -1, -2)):
             yield (f"{_the(steps[j].name)} transposed", _the(steps[j].name), inputs,
                    {steps[j].name: np.swapaxes(v, -1, -2)}, None)
@@ -804,6 +807,8 @@ def _swapped(steps, values, trace, inputs, remake, open_, returned):
             continue
         for i in open_:
             v = other.get(steps[i].name)
+            if in_place and steps[i].name in in_place:
+                continue  # the step itself replaced: no step is "made with" what is put in its place
             if i in out or v is None or (v.shape == values[i].shape and bool(course().same(v, values[i]))):
                 continue
             if not np.max(np.abs(v), initial=0) > 100 * course().ATOL:
