@@ -267,16 +267,20 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
     below = _below(steps)
     given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
 
-    def mine(a):  # one of the student's arrays that is no step and no input as given
-        return not any(holds(a, v) for v in values) and not any(
-            g.shape == np.shape(a) and np.array_equal(g, a) for g in given)
+    open_after = [i for i, f in enumerate(found)
+                  if f is not None and np.size(values[i]) >= 2 and any(found[j] is None for j in below[i])]
+    if not open_after:
+        return out, ties
+    # the student's own arrays: no step, and no input as given (found once: holds() over every step is the cost)
+    mine = [(w, n, a) for w, n, a in trace if np.size(a) >= 2 and not any(
+        g.shape == np.shape(a) and np.array_equal(g, a) for g in given) and not any(holds(a, v) for v in values)]
     tried = 0
-    for i, f in enumerate(found):
-        if f is None or not any(found[j] is None for j in below[i]) or np.size(values[i]) < 2:
-            continue
-        for where, name, a in trace:
+    for i in open_after:
+        for where, name, a in mine:
+            if tried >= limit:
+                return out, ties
             theirs = next(_forms(a, values[i], not _stacked(name)), None) if name and a.size == values[i].size else None
-            if theirs is None or not mine(a) or tried >= limit:
+            if theirs is None:
                 continue
             tried += 1
             try:
@@ -290,8 +294,8 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
             # (another array of theirs, not this one: a result that, put in place of the probabilities, is kept and
             # renormalised to itself shows nothing)
             if not any(v.size >= 2 and np.max(np.abs(v)) > 100 * course().ATOL and any(
-                    np.size(b) == v.size and b is not a and not np.array_equal(b, a) and mine(b)
-                    and holds(b, v, not _stacked(m)) for _, m, b in trace) for v in made):
+                    np.size(b) == v.size and b is not a and not np.array_equal(b, a)
+                    and holds(b, v, not _stacked(m)) for _, m, b in mine) for v in made):
                 continue
             out[i] = None
             text = diagnose.same_shape(theirs, values[i], inputs, steps[i].axes)
