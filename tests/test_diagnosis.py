@@ -371,6 +371,13 @@ STEPPED = {
     "qkv_loop: the key weights transposed": W(A01, "test_qkv_loop", {"qkv_loop": [
         ("key = omega_k @ x + beta_k", "key = omega_k.T @ x + beta_k")]},
         step="your `all_keys` is the keys made with `omega_k.T` in place of `omega_k`"),
+    # A right step in place of an input: the values projected from the queries (or keys), not the tokens
+    "qkv_loop: the values projected from the queries": W(A01, "test_qkv_loop", {"qkv_loop": [
+        ("value = omega_v @ x + beta_v", "value = omega_v @ query + beta_v")]},
+        step="your `all_values` is the values made with the queries in place of `all_x`"),
+    "self_attention: the values projected from the keys": W(A01, "test_self_attention", {"self_attention_def": [
+        ("V = omega_v @ X + beta_v", "V = omega_v @ K + beta_v")]},
+        step="your `V` is the values made with the keys in place of `X`"),
     "SelfAttention: the keys left unprojected": W(A06, "test_self_attention", {"self_attention_class": [
         ("K = embeddings @ self.k_proj  # (B, T, D)", "K = embeddings  # (B, T, D)")]},
         step="your `K` is the keys split into heads made with the input `X` in place of the projected keys"),

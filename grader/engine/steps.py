@@ -75,12 +75,27 @@ def _found(values, trace, inputs):
     """For each step's value, the first (where, name) of the student's arrays that holds it, in order (`_in_order`).
     An argument as it came in holds no step it is only close to: the analytic gradient a gradient check is given is
     within the tolerance of the central differences, and is no sign that the student's differences are right."""
-    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+    given = _given(inputs)
 
     def passed_in(a, v):
         return any(g.shape == np.shape(a) and np.array_equal(g, a) and not np.array_equal(g, v) for g in given)
     return _in_order([next(((w, n) for w, n, a in trace if holds(a, v, not _stacked(n)) and not passed_in(a, v)),
                            None) for v in values])
+
+
+def _given(inputs):
+    """The array inputs, as the part was given them."""
+    return [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+
+
+def _as_given(a, given):
+    """Whether `a` is one of the inputs as it came in (or a name for it): no attempt at any step."""
+    return any(g.shape == np.shape(a) and np.array_equal(g, a) for g in given)
+
+
+def _step_value(steps, values, name):
+    """The right value of the step called `name`, or None."""
+    return next((v for s, v in zip(steps, values) if s.name == name), None)
 
 
 def _stacked(name):
@@ -265,15 +280,15 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
     if remake is None or replaced is None:
         return out, ties
     below = _below(steps)
-    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+    given = _given(inputs)
 
     open_after = [i for i, f in enumerate(found)
                   if f is not None and np.size(values[i]) >= 2 and any(found[j] is None for j in below[i])]
     if not open_after:
         return out, ties
     # the student's own arrays: no step, and no input as given (found once: holds() over every step is the cost)
-    mine = [(w, n, a) for w, n, a in trace if np.size(a) >= 2 and not any(
-        g.shape == np.shape(a) and np.array_equal(g, a) for g in given) and not any(holds(a, v) for v in values)]
+    mine = [(w, n, a) for w, n, a in trace
+            if np.size(a) >= 2 and not _as_given(a, given) and not any(holds(a, v) for v in values)]
     tried = 0
     for i in open_after:
         for where, name, a in mine:
@@ -524,7 +539,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
     last = len(steps) - 1
     tied = {}
     below = _below(steps)
-    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
+    given = _given(inputs)
     numbers = _numbers_of(inputs)
     candidates = {}  # {step index: its _candidates}, made once for every array of the trace
     # Whether the part masks: some step's right weights (summing to one along an axis) hold exact zeros
@@ -537,7 +552,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
         slice_only = bool(held) and all(steps[j].slices for j in held)
         if held and not slice_only:
             continue
-        if any(v.shape == a.shape and np.array_equal(v, a) for v in given):
+        if _as_given(a, given):
             continue  # an argument as it came in (or a name for it): not an attempt at any step
         if a.size == 1 and float(a.ravel()[0]) in numbers:
             continue  # a size the inputs give (the student's `D`): not an attempt either
@@ -600,7 +615,7 @@ def _other_reductions(step, steps, values, inputs, due_too=False):
     name, words, reduce, right = step.reduces
     x = (inputs or {}).get(name)
     if x is None:
-        x = next((v for s, v in zip(steps, values) if s.name == name), None)
+        x = _step_value(steps, values, name)
     if not isinstance(x, np.ndarray) or x.ndim < 2 or not np.all(np.isfinite(x)):
         return
     right = tuple(sorted(k % x.ndim for k in right))
@@ -735,6 +750,13 @@ def _trials(steps, values, inputs, open_, limit=160):
         if isinstance(v, np.ndarray) and v.ndim == 2 and v.shape[0] == v.shape[1] and v.dtype.kind == "f" \
                 and not np.allclose(v, v.T):
             yield f"`{n}.T`", f"`{n}`", {**inputs, n: v.T}, None, None
+    # A right step's value in place of an input (keys projected from the queries, where the tokens are due)
+    right = [j for j in range(max(open_, default=-1)) if j not in open_ and not _few(values[j])]
+    for j in right:
+        for n, v in (inputs or {}).items():
+            w = _in_form_of(values[j], v)
+            if w is not None:
+                yield _the(steps[j].name), f"`{n}`", {**inputs, n: w}, None, None
     replaced = getattr(course(), "replaced", None)
     if replaced is None:
         return
@@ -771,16 +793,32 @@ def _trials(steps, values, inputs, open_, limit=160):
                    {steps[j].name: np.swapaxes(v, -1, -2)}, None)
 
 
+def _in_form_of(value, given):
+    """`value` in the form of the input `given`, or None when it does not fit: itself for a float array of its shape
+    (and other numbers); for a list of arrays that side by side (on their last axis) have its shape, its pieces (01's
+    columns of the tokens)."""
+    if isinstance(given, np.ndarray):
+        ok = given.dtype.kind == "f" and given.shape == value.shape and not np.array_equal(given, value)
+        return value if ok else None
+    if isinstance(given, list) and given and all(isinstance(g, np.ndarray) and g.ndim >= 1 for g in given):
+        try:
+            whole = np.concatenate(given, axis=-1)
+        except ValueError:
+            return None
+        if whole.dtype.kind == "f" and whole.shape == value.shape and not np.array_equal(whole, value):
+            return np.split(value, np.cumsum([g.shape[-1] for g in given])[:-1], axis=-1)
+    return None
+
+
 def _swapped(steps, values, trace, inputs, remake, open_, returned):
     """{step index: Related} for the steps in `open_` that one of the student's arrays holds as made with
     something in place of what is due (and not as it is due): "your `K` is the keys made with the input
     `queries` in place of `keys`" (see _trials)."""
     if not open_:
         return {}
-    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray)]
-    arrays = [(w, n, a) for w, n, a in trace if np.size(a) >= 2 and not any(
-        v.shape == np.shape(a) and np.array_equal(v, a) for v in given)
-        and not any(holds(a, v, not _stacked(n)) for v in values)]  # a right step is no attempt at another
+    given = _given(inputs)
+    arrays = [(w, n, a) for w, n, a in trace if np.size(a) >= 2 and not _as_given(a, given)
+              and not any(holds(a, v, not _stacked(n)) for v in values)]  # a right step is no attempt at another
     if not arrays:
         return {}
     out = {}
@@ -916,7 +954,7 @@ def _entrywise(a, step, steps, values):
     if not step.entrywise or np.shape(a) != np.shape(step.value) or not np.all(np.isfinite(a)):
         return None
     name, function = step.entrywise
-    h = next((v for s, v in zip(steps, values) if s.name == name), None)
+    h = _step_value(steps, values, name)
     want = np.asarray(step.value, dtype=np.float64)
     if h is None or h.shape != want.shape:
         return None
