@@ -11,7 +11,7 @@ tests/heldout/judged.md; the closing note and the README report the table. --rou
 (tests/heldout/round2.py), written later the same way, against a grader the first set had already shaped;
 --round 3 the third (tests/heldout/round3.py), against a grader both had shaped; --round 4 the fourth
 (tests/heldout/round4.py), against a grader all three had shaped; --round 5 the fifth (tests/heldout/round5*.py), --round 6 the sixth (tests/heldout/round6.py).
---round attacks grades the attempts to game the grader (tests/heldout/attacks.py): the verdicts.md lists each
+--round attacks grades the attempts to game the grader (tests/heldout/attacks*.py): the verdicts.md lists each
 attempt's parts with their scores, and every attacked part must score nothing.
 """
 import argparse
@@ -23,7 +23,7 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout import attacks, entries as round1, round2, round3, round4, round5_early, round5_late, round6
+from tests.heldout import attacks, attacks2, entries as round1, round2, round3, round4, round5_early, round5_late, round6
 from tests.sample_class import submission
 from tests.students import Student
 
@@ -33,7 +33,7 @@ SEED = "20261125"
 def entries_of_round(number):
     return {"1": round1.ENTRIES, "2": round2.ENTRIES, "3": round3.ENTRIES, "4": round4.ENTRIES,
             "5": round5_early.ENTRIES + round5_late.ENTRIES,
-            "6": round6.ENTRIES, "attacks": attacks.ENTRIES}[str(number)]
+            "6": round6.ENTRIES, "attacks": attacks.ENTRIES + attacks2.ENTRIES}[str(number)]
 
 
 def write(folder, entries):
