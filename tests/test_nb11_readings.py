@@ -99,7 +99,7 @@ def test_a_decoder_that_writes_into_the_models_logits_is_stopped_and_told():
             ids.append(int(rng.choice(len(logits), p=reference.softmax(logits))))
         return ids
     for case in sample.cases(np.random.default_rng(0)):
-        names = dict(case.inputs, sample=reference.sample, __builtins__=__builtins__)
+        names = dict(case.inputs, sample=reference.sample, __builtins__=__builtins__, __course_held=lambda n, v: v)
         assert np.array_equal(eval(sample.call, names), sample.reference(case.inputs))
         try:
             eval(sample.call, dict(names, sample=in_place))

@@ -435,6 +435,23 @@ def test_a_function_that_overwrites_its_argument_is_caught(monkeypatch):
     assert verdict(probe, cases, outputs, 3).score == 3
 
 
+def test_a_function_that_grows_the_list_its_call_hands_it_is_caught(monkeypatch):
+    """11's decoders get the prompt as a list, as in the notebook (protocol.held): one that appends to it changes
+    its caller's prompt, and is told so; one that copies it first, or builds a new list, is not."""
+    call = f"extend({protocol.held('prompt', '[int(t) for t in prompt]')}, int(n))"
+    probe = Probe(what="extend", call=call, reference=lambda i: np.append(i["prompt"], np.zeros(int(i["n"]))),
+                  cases=lambda rng: [Case("book", {"prompt": np.array([3, 1]), "n": 2}),
+                                     Case("fresh", {"prompt": rng.integers(0, 9, size=3), "n": 1})])
+    kernel = {"np": np}
+    for source, score in (("def extend(prompt, n):\n  ids = prompt\n  ids += [0] * n\n  return ids\n", 2),
+                          ("def extend(prompt, n):\n  prompt[0] = prompt[0]\n  return prompt + [0] * n\n", 3),
+                          ("def extend(prompt, n):\n  ids = list(prompt)\n  ids += [0] * n\n  return ids\n", 3)):
+        exec(source, kernel)
+        v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+        assert v.score == score, (source, v.message)
+        assert (protocol.CHANGED in v.message and "list(prompt)" in v.message) == (score == 2), v.message
+
+
 def test_a_mistake_is_named_only_when_it_explains_every_case():
     """Right on some inputs where the mistake is wrong: not that mistake, whatever one wrong case shows."""
     cases = [Case("book", {"x": np.ones(2)}), Case("fresh", {"x": np.full(2, 2.0)}), Case("fresh", {"x": np.full(2, 3.0)})]

@@ -380,6 +380,7 @@ def __course_probe(request):
     def run(case, swap):
         inputs = {name: decode(v) for name, v in case.items()}
         arrays = [n for n, v in inputs.items() if isinstance(v, numpy.ndarray)]
+        held = {}  # a list the call makes from an input and hands to the student's function, by that input's name
         saved = {}
         space = {"np": numpy, "__builtins__": builtins}
         kept, profile = traced(space) if request["trace"] else ([], None)
@@ -393,7 +394,7 @@ def __course_probe(request):
                     kernel[name] = function
                 if request["call"]:
                     sys.setprofile(profile)
-                    value = eval(request["call"], dict(kernel, **inputs))
+                    value = eval(request["call"], dict(kernel, __course_held=held.setdefault, **inputs))
                     sys.setprofile(before)
                 else:
                     space.update({n: kernel[n] for n in request["from_kernel"] if n in kernel})
@@ -407,9 +408,11 @@ def __course_probe(request):
                         raise NameError("your cell did not set " + ", ".join(missing))
                     value = [space[n] for n in request["outputs"]]
             # The arguments as they are after the call, as bytes: the grader compares them with what it sent,
-            # on its side, so a kernel whose numpy says every array equals every other hides nothing.
-            return {"ok": True, "value": encode(value), "after": {n: encode(inputs[n]) for n in arrays},
-                    "trace": kept}
+            # on its side, so a kernel whose numpy says every array equals every other hides nothing. A list the
+            # call made from an input (11's prompt, a list as in the notebook) is reported under that input's name.
+            after = {n: encode(inputs[n]) for n in arrays}
+            after.update({n: encode(v) for n, v in held.items()})
+            return {"ok": True, "value": encode(value), "after": after, "trace": kept}
         except (Exception, SystemExit) as e:
             return {"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]}
         finally:
@@ -632,6 +635,13 @@ def _imprecise(got, want, precision):
     return f"{IMPRECISE} {off:.0e} of its largest entry" + (" (it is computed in float32)" if low else "")
 
 
+def held(name, expression):
+    """A probe call's words for a list made from the input `name` and handed to the student's function (11's prompt,
+    a list as the notebook gives it): the kernel reports it after the call as that input, so a function that changes
+    its argument in place is seen to, as for an array."""
+    return f"__course_held({name!r}, {expression})"
+
+
 def _changed_in_place(inputs, after):
     """The names of the array arguments whose bytes after the call differ from what was sent (at most five).
     Decided here, from the kernel's report of the bytes, never by a comparison the kernel made."""
@@ -646,7 +656,11 @@ def _changed_in_place(inputs, after):
             continue
         try:
             now = decode_result(after[name])
+            if isinstance(now, list):  # the list the call made from this input, as the function left it: numbers
+                now = np.array([x.item() for x in now], dtype=np.float64) if all(x.size == 1 for x in now) else None
         except BadResult:
+            now = None
+        if now is None:
             changed.append(name)  # what came back is not the array that went in
             continue
         if not (now.shape == sent.shape and np.array_equal(now, sent.astype(np.float64), equal_nan=True)):
@@ -889,6 +903,13 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     score = round(points * min(max(share, 0.0), 1.0), 2)
     if all(why is None for why in reasons):
         moved = sorted({n for names in changed for n in names})
+        lists = [n for n in moved if held(n, "").removesuffix(")") in (probe.call or "")]  # lists the call hands over
+        if lists:
+            return Verdict(round(points * 2 / 3, 2), points,
+                           f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
+                           f"{', '.join(moved)} in place, so the caller's list changes too (it grows, or is "
+                           f"overwritten): work on a copy, list({lists[0]}), and leave the arguments as they were",
+                           CHANGED, "named")
         if moved:
             return Verdict(round(points * 2 / 3, 2), points,
                            f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "

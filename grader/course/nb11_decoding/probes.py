@@ -13,11 +13,13 @@ import numpy as np
 from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
 from ..shared.steps import _v
-from ...engine.protocol import Case, Probe, Step
+from ...engine.protocol import Case, Probe, Step, held
 from ..shared import tiny_transformer as tiny
 
 N_FRESH = 3
 NP = "__import__('numpy')"
+# The prompt as the notebook gives it, a list; the kernel reports it after the call, so one changed in place is seen
+PROMPT = held("prompt", "[int(t) for t in prompt]")
 # The logits it hands out are read-only: the notebook's model hands out a row of its own table (a view), so a decoder
 # that writes into them (logits /= temperature) changes the model for every later call, and its checks fail. Here a
 # fresh array is handed out each call, and such a write raises, where it would otherwise go unseen.
@@ -259,7 +261,7 @@ def _kv_about(i):
 PROBES = {
     "test_greedy": Probe(
         what="greedy",
-        call=f"{NP}.array(greedy({MODEL}, [int(t) for t in prompt], int(n_new)), dtype=float)",
+        call=f"{NP}.array(greedy({MODEL}, {PROMPT}, int(n_new)), dtype=float)",
         cases=_cases(lambda: [(cases.greedy_example(), "")], "test_greedy", cases.fresh_greedy,
                      lambda i: f"{_model_about(i)}, a prompt of {len(i['prompt'])}, {i['n_new']} new, a tie for "
                                "the largest logit on the way", _tie_on_path),
@@ -271,7 +273,7 @@ PROBES = {
     ),
     "test_sample": Probe(
         what="sample",
-        call=f"{NP}.array(sample({MODEL}, [int(t) for t in prompt], int(n_new), temperature, "
+        call=f"{NP}.array(sample({MODEL}, {PROMPT}, int(n_new), temperature, "
              f"{NP}.random.default_rng(int(seed))), dtype=float)",
         cases=_cases(lambda: [(e, f"temperature {e['temperature']}") for e in cases.sample_examples()],
                      "test_sample", (lambda rng: cases.fresh_sample(rng, cases.LARGE_LOGITS), cases.fresh_sample,
@@ -310,7 +312,7 @@ PROBES = {
     ),
     "test_beam_search": Probe(
         what="beam_search",
-        call=f"[{NP}.array(beam_search({MODEL}, [int(t) for t in prompt], int(n_new), int(beam_width), int(end), "
+        call=f"[{NP}.array(beam_search({MODEL}, {PROMPT}, int(n_new), int(beam_width), int(end), "
              f"length_norm=norm), dtype=float) for norm in (False, True)]",
         cases=_cases(lambda: [(cases.beam_example(), "")], "test_beam_search",
                      (lambda rng: cases.fresh_beam(rng, prompt_ends=True), cases.fresh_beam, cases.fresh_beam),
