@@ -356,6 +356,10 @@ STEPPED = {
     "attention_backward: dA transposed": W(A07, "test_attention_backward", {"attention_backward_def": [
         ("dA = V.T @ dX_prime", "dA = dX_prime.T @ V")]},
         step="your `dA` is the transpose of the right gradient of the weights dA (keys and queries swapped)"),
+    # Scaled by the wrong size: the factor named as the ratio of the two sizes, when one pair of them fits
+    "attention_weights: scaled by the number of tokens": W(A04, "test_attention_weights", {"attention_weights_def": [
+        ("np.sqrt(Q.shape[0])", "np.sqrt(X.shape[1])")]},
+        step="0.8165 = sqrt(4)/sqrt(6), where 6 is X.shape[1] and 4 is a size of this input: a scale by the wrong size"),
     "scaled attention: the keys made with the query weights": W(A02, "test_scaled_attention", {"scaled_attention_def": [
         ("K = omega_k @ X + beta_k", "K = omega_q @ X + beta_k")]},
         step="your `K` is the keys made with the input `omega_q` in place of `omega_k`"),
@@ -378,6 +382,10 @@ STEPPED = {
     "self_attention: the values projected from the keys": W(A01, "test_self_attention", {"self_attention_def": [
         ("V = omega_v @ X + beta_v", "V = omega_v @ K + beta_v")]},
         step="your `V` is the values made with the keys in place of `X`"),
+    # A flat vector broadcast with a column: every token's query a 4 x 4 matrix, the right one on its diagonal
+    "qkv_loop: each token flattened before the products": W(A01, "test_qkv_loop", {"qkv_loop": [
+        ("for x in all_x:\n", "for x in all_x:\n  x = x.ravel()\n")]},
+        step="is made of 4 x 4 matrices whose diagonals hold the right values"),
     "SelfAttention: the keys left unprojected": W(A06, "test_self_attention", {"self_attention_class": [
         ("K = embeddings @ self.k_proj  # (B, T, D)", "K = embeddings  # (B, T, D)")]},
         step="your `K` is the keys split into heads made with the input `X` in place of the projected keys"),

@@ -435,6 +435,23 @@ def test_a_function_that_overwrites_its_argument_is_caught(monkeypatch):
     assert verdict(probe, cases, outputs, 3).score == 3
 
 
+def test_a_flat_vector_broadcast_with_a_column_is_said_by_its_diagonal():
+    """(n,) combined with (n, 1) is (n, n): its diagonal is the right column when the two were to be added (or
+    multiplied) entry by entry. Said only when every other entry is such a pair too: a matrix of dot products whose
+    diagonal happens to be the answer (K.T @ Q where each query's own dot product is due) is not that."""
+    from grader.engine import diagnose
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=4), rng.normal(size=(4, 1))
+    for got in (a + b, a * b, np.stack([a + b, a - b])):
+        want = np.diagonal(got, axis1=-2, axis2=-1)[..., None]
+        said = diagnose.other_shape(got, want)
+        assert "whose diagonal" in said and "broadcasts a flat vector, shape (4,), with a column" in said, said
+    K, Q = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    dots = K.T @ Q  # (4, 4)
+    assert "diagonal" not in diagnose.other_shape(dots, np.diagonal(dots)[:, None])
+    assert "diagonal" not in diagnose.other_shape(a + b + 0.1 * dots, np.diagonal(a + b + 0.1 * dots)[:, None])
+
+
 def test_a_function_that_grows_the_list_its_call_hands_it_is_caught(monkeypatch):
     """11's decoders get the prompt as a list, as in the notebook (protocol.held): one that appends to it changes
     its caller's prompt, and is told so; one that copies it first, or builds a new list, is not."""

@@ -110,6 +110,16 @@ def _factor_words(c, inputs):
                 if words == f"{size}" and said.startswith(f"{size} is len("):
                     return f" ({said}: something done once per item, where it is due once?)"
                 return f" ({said}: a scale applied twice, or by the wrong size?)"
+    # Two sizes' ratio, or its square root: divided by sqrt(N), the tokens, where sqrt(D_q) is due. Said only when
+    # one pair of sizes fits: 2/3 is also 4/6 when the input has all four
+    sizes = sorted(_sizes(inputs))
+    fits = [(a, b, root) for a in sizes for b in sizes for root in (True, False)
+            if a != b and abs(c - (math.sqrt(a / b) if root else a / b)) <= 1e-6 * max(1.0, c)]
+    if len(fits) == 1:
+        a, b, root = fits[0]
+        a_, b_ = (f"sqrt({a})", f"sqrt({b})") if root else (f"{a}", f"{b}")
+        return (f" ({c:.4g} = {a_}/{b_}, where {size_words(b, inputs)} and {size_words(a, inputs)}: a scale by the "
+                f"wrong size, {b_} where {a_} is due?)")
     for k in range(2, 65):
         if math.isqrt(k) ** 2 == k:
             continue  # (2 is sqrt(4), as every whole number is a square root: that says nothing more than "2 times")
@@ -502,11 +512,42 @@ def other_shape(got, want, inputs=None, names=()):
     product = _entrywise_product(g, w, inputs)
     if product:
         return product
+    broadcast = broadcast_pairs(g, w)
+    if broadcast:
+        return f"shape {g.shape}, expected {w.shape}: it is {broadcast}"
     if g.ndim == w.ndim:
         off = [a for a in range(w.ndim) if g.shape[a] != w.shape[a]]
         said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
         return f"shape {g.shape}, expected {w.shape}: {said}"
     return f"shape {g.shape}, expected {w.shape}"
+
+
+def broadcast_pairs(g, w):
+    """ "a 4 x 4 matrix whose diagonal holds the right values, ..." when a result due as columns (..., n, 1) (or
+    rows, or vectors (..., n)) is (..., n, n), each matrix a vector's entries combined with a column's, every pair
+    (entry i with entry j, added or multiplied: NumPy broadcasts (n,) with (n, 1) to (n, n)), whose diagonal, the
+    pairs i with i, is the right answer; else None."""
+    n = g.shape[-1] if g.ndim >= 2 else 0
+    if n < 2 or g.shape[-2] != n or not np.all(np.isfinite(g)):
+        return None
+    if w.shape in (g.shape[:-1] + (1,), g.shape[:-2] + (1, n)):
+        want = w.reshape(g.shape[:-1])
+    elif w.shape == g.shape[:-1]:
+        want = w
+    else:
+        return None
+    if not _close(np.diagonal(g, axis1=-2, axis2=-1), want):
+        return None
+    added = g - g[..., :, :1] - g[..., :1, :] + g[..., :1, :1]  # zero when g[i, j] = a[i] + b[j]
+    scale = max(float(np.max(np.abs(g))), 1.0)
+    multiplied = [np.linalg.svd(m, compute_uv=False) for m in g.reshape(-1, n, n)]  # one singular value: a[i] b[j]
+    if not (np.max(np.abs(added)) <= 1e-9 * scale or all(s[1] <= 1e-9 * s[0] for s in multiplied)):
+        return None
+    one = g.ndim == 2
+    return (f"{'a' if one else 'made of'} {n} x {n} matri{'x' if one else 'ces'} whose diagonal{'' if one else 's'} "
+            f"hold{'s' if one else ''} the right values, every other entry a pair of entries combined (NumPy "
+            f"broadcasts a flat vector, shape ({n},), with a column, shape ({n}, 1), to {n} x {n}): keep each vector a "
+            f"column, shape ({n}, 1)")
 
 
 def _input_arrays(inputs):

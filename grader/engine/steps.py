@@ -564,7 +564,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
                 continue  # (a slice right for a later head than this one is no attempt at this one's)
             other = _reduced_over_other_axes(a, step, steps, values, inputs) or _another_slice(a, step, inputs) or \
                 _another_row(a, step) or blocks.get(i) or _read_in_memory_order(a, step, want) or \
-                _entrywise(a, step, steps, values)
+                _entrywise(a, step, steps, values) or _broadcast(a, want)
             if other:
                 ties[i] = Related(f"{_yours(where, name)} is {other}")
                 continue
@@ -945,6 +945,15 @@ def _read_in_memory_order(a, step, want):
     return (f"the right {step.name.removeprefix('the ')}, of shape {want.shape}, reshaped straight to {a.shape}: a "
             "reshape keeps the entries in their order, so axes that change places must be moved first "
             "(np.transpose), then reshaped")
+
+
+def _broadcast(a, want):
+    """ "made of 4 x 4 matrices whose diagonals hold the right values, ..." (diagnose.broadcast_pairs) for the
+    step's value as it is, or as a list of its columns (01's loop appends a column a token); else None."""
+    want = np.asarray(want, dtype=np.float64)
+    forms = [want] + ([np.swapaxes(want, -1, -2)[..., None]] if want.ndim == 2 else [])
+    return next((said for w in forms if np.ndim(a) >= 2 and (said := diagnose.broadcast_pairs(np.asarray(a), w))),
+                None)
 
 
 def _entrywise(a, step, steps, values):
