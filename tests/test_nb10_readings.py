@@ -12,20 +12,36 @@ def _book(part):
     return PROBES[part].cases(np.random.default_rng(0))[0].inputs
 
 
-def test_pair_counts_names_the_pairs_a_count_that_stops_before_the_marker_leaves_out():
-    inputs = _book("test_count_pairs")
-    corpus = corpus_of(inputs)
+def _counted(corpus, positions, times=lambda freq: freq):
     counts = {}
     for word, freq in corpus.items():
-        for k in range(len(word) - 2):  # the last pair, (last letter, </w>), never counted
-            counts[word[k], word[k + 1]] = counts.get((word[k], word[k + 1]), 0) + freq
-    said = readings.pair_counts(inputs, ref.pair_table(counts, corpus))
+        for k in positions(len(word)):
+            counts[word[k], word[k + 1]] = counts.get((word[k], word[k + 1]), 0) + times(freq)
+    return counts
+
+
+def test_pair_counts_says_which_positions_a_loop_with_other_bounds_or_step_leaves_out():
+    inputs = _book("test_count_pairs")
+    corpus = corpus_of(inputs)
+    for positions, words in ((lambda n: range(n - 2), "leave out the last pair of each word"),
+                             (lambda n: range(1, n - 1), "leave out the first pair of each word"),
+                             (lambda n: range(0, n - 1, 2), "count only every other pair of each word (positions 0, "
+                                                            "2, 4, ...)")):
+        said = readings.pair_counts(inputs, ref.pair_table(_counted(corpus, positions), corpus))
+        assert said == f"your counts {words}: count the pair at every position, k = 0 to len(word) - 2, times the " \
+                       "word's frequency", said
+    assert readings.pair_counts(inputs, ref.pair_table(ref.count_pairs(corpus), corpus)) is None
+
+
+def test_pair_counts_names_the_pairs_counted_wrong_otherwise():
+    inputs = _book("test_count_pairs")
+    corpus = corpus_of(inputs)
     right = ref.count_pairs(corpus)
-    missed = sorted(p for p in right if p[1] == ref.EOW)
-    first = missed[0]
-    assert said.startswith(f"your counts give the pair {first!r} 0 times where the corpus has it "
-                           f"{right[first]} time"), said
-    assert readings.pair_counts(inputs, ref.pair_table(right, corpus)) is None
+    once = _counted(corpus, lambda n: range(n - 1), times=lambda freq: 1)  # each word once, whatever its frequency
+    said = readings.pair_counts(inputs, ref.pair_table(once, corpus))
+    first = next(p for p in sorted(right) if once[p] != right[p])
+    assert said.startswith(f"your counts give the pair {first!r} {once[first]} time"), said
+    assert f"where the corpus has it {right[first]} times" in said, said
 
 
 def test_merged_words_shows_the_first_word_merged_otherwise():
@@ -80,6 +96,23 @@ def test_encoded_names_the_first_word_that_differs_as_its_tokens():
                                              dtype=float))
     assert said == f"your first word is right; word 2, {words[1]!r}, is missing, which the merges encode as " + \
         " ".join(map(repr, due)), said
+
+
+def test_encoded_says_a_word_merged_without_its_end_of_word_marker():
+    """The last word encoded without its marker (the marker taken for the space between words): said as that
+    word's tokens without the marker, with the rule, not as ids that stop early."""
+    inputs = text_examples()[0]
+    merges, vocab = [tuple(m) for m in inputs["merges"]], {t: n for n, t in enumerate(inputs["tokens"])}
+    words = inputs["text"].split(" ")
+    head = ref.encode(" ".join(words[:-1]), merges, vocab)
+    bare = tuple(words[-1])
+    for pair in merges:
+        bare = next(iter(ref.merge_pair({bare: 1}, pair)))
+    assert bare[-1:] != (ref.EOW,)
+    said = readings.encoded(inputs, np.array(head + [vocab.get(s, vocab[ref.UNK]) for s in bare], dtype=float))
+    assert f"word {len(words)}, {words[-1]!r}, comes out as " in said and "its tokens without the end-of-word " \
+        "marker" in said and said.endswith(f"every word, the last one too, ends with {ref.EOW!r} before the merges "
+                                            "are applied"), said
 
 
 def test_decoded_shows_where_the_text_first_differs():

@@ -30,14 +30,40 @@ def _first(k, what):
     return f"your first {what} is right; " if k == 1 else f"your first {k} {what}s are right; "
 
 
+def _positions_skipped(corpus, got):
+    """ "leave out the first pair of each word" when the counts are those of a loop over each word's positions with
+    other bounds or another step (range(1, len(word) - 1), range(0, len(word) - 1, 2), ...); else None."""
+    for start in (0, 1):
+        for trim in (0, 1):
+            for step in (1, 2):
+                if (start, trim, step) == (0, 0, 1):
+                    continue
+                counts = {}
+                for word, freq in corpus.items():
+                    for k in range(start, len(word) - 1 - trim, step):
+                        counts[word[k], word[k + 1]] = counts.get((word[k], word[k + 1]), 0) + freq
+                if np.array_equal(ref.pair_table(counts, corpus), got):
+                    said = (["leave out the first pair of each word"] if start and step == 1 else [])
+                    said += [f"count only every other pair of each word (positions {start}, {start + 2}, "
+                             f"{start + 4}, ...)"] if step == 2 else []
+                    said += ["leave out the last pair of each word"] if trim else []
+                    return " and ".join(said)
+    return None
+
+
 def pair_counts(inputs, value):
-    """count_pairs: the first pairs whose counts differ, and keys that are no pair of the corpus's symbols."""
+    """count_pairs: the first pairs whose counts differ, and keys that are no pair of the corpus's symbols; or the
+    positions of each word the counts leave out, when a loop with other bounds or another step makes them."""
     corpus = corpus_of(inputs)
     symbols = ref.symbols_of(corpus)
     want = ref.pair_table(ref.count_pairs(corpus), corpus)
     got = np.asarray(value, dtype=float)
     if got.shape != want.shape:
         return None
+    skipped = not np.array_equal(got, want) and _positions_skipped(corpus, got)
+    if skipped:
+        return (f"your counts {skipped}: count the pair at every position, k = 0 to len(word) - 2, times the word's "
+                "frequency")
     pairs = [(a, b) for a in symbols for b in symbols]
     wrong = [k for k in range(len(pairs)) if got[k] != want[k]]
     said = []
@@ -150,6 +176,12 @@ def encoded(inputs, value):
             f"word {j + 1}, the empty word {'the space that starts the text makes' if j == 0 else 'the space that ends the text makes' if j == len(words) - 1 else 'between two spaces'},")
     due = _token_list([tokens[i] for i in per_word[j]])
     right = "" if not j else "your first word is right; " if j == 1 else f"your first {j} words are right; "
+    bare = _without_marker(words[j], merges, vocab)
+    if bare and got[start:start + len(bare)] == bare and bare != per_word[j]:
+        last = ", the last one too," if j == len(words) - 1 else ""
+        return (f"{right}{word} comes out as {_token_list([tokens[i] for i in bare])}, its tokens without the "
+                f"end-of-word marker, where the merges give {due}: every word{last} ends with {ref.EOW!r} before "
+                "the merges are applied")
     if k == len(got):
         if k == start:
             return f"{right}then your ids stop: {word} is missing, which the merges encode as {due}"
@@ -166,6 +198,14 @@ def encoded(inputs, value):
     if m is not None:
         return f"{right}{word} comes out as {_token_list([tokens[i] for i in got[start:m]])} where the merges give {due}"
     return f"{right}{word} should come out as {due}; your ids there begin with {tokens[got[k]]!r}"
+
+
+def _without_marker(word, merges, vocab):
+    """The ids of a word the merges are applied to without its end-of-word marker ([] for the empty word)."""
+    symbols = tuple(word)
+    for pair in merges if symbols else ():
+        symbols = next(iter(ref.merge_pair({symbols: 1}, pair)))
+    return [vocab.get(s, vocab[ref.UNK]) for s in symbols]
 
 
 def _token_list(strings):
