@@ -1033,3 +1033,14 @@ def test_numpys_own_errors_on_a_random_choices_probabilities_are_explained(p, sa
     with pytest.raises(ValueError) as raised:
         np.random.default_rng(0).choice(2, p=p)
     assert diagnose.error(f"raised ValueError: {raised.value}").startswith(said)
+
+
+@pytest.mark.parametrize("reduce, said", [(np.max, "a maximum was taken over an array with no entries"),
+                                          (np.min, "a minimum was taken over an array with no entries")])
+def test_a_reduction_over_an_empty_array_is_explained(reduce, said):
+    """numpy's error for np.max of nothing (a softmax over a cache read before the new key is appended to it), as
+    the kernel reports it: said as what it means, with the question of what was read while still empty."""
+    from grader.engine import diagnose
+    with pytest.raises(ValueError) as raised:
+        reduce(np.zeros((2, 0)), axis=-1)
+    assert diagnose.error(f"raised ValueError: {raised.value}").startswith(said)

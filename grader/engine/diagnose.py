@@ -630,6 +630,9 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
     (r"KeyError",
      lambda m: "a dictionary was asked for a key it does not hold: look keys that may be missing up with "
                "dict.get(key, default)"),
+    (r"zero-size array to reduction operation (\w+)",
+     lambda m: f"a {m[1]} was taken over an array with no entries: is an array (a slice, a cache) read while it is "
+               "still empty, before what it should hold is put in it?"),
     (r"ZeroDivisionError|division by zero",
      lambda m: "it divides by zero: an empty sequence (a length of 0), or a sum that is 0?"),
     (r"RecursionError",
