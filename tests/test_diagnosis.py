@@ -125,6 +125,10 @@ SA01 = "attention = softmax_cols(K.T @ Q)  # (N, N): column n is query n's weigh
 WRONG = {
     "softmax divided by the sum of the inputs": W(A01, "test_softmax", {"softmax_def": [
         ("np.sum(np.exp(items_in))", "np.sum(items_in)")]}),
+    # The shift by the largest score in one place only: the factor named as exp of that score
+    "softmax: the maximum subtracted in the sum only": W(A01, "test_softmax", {"softmax_def": [
+        ("np.sum(np.exp(items_in))", "np.sum(np.exp(items_in - np.max(items_in)))")]},
+        step="is the largest entry of `items_in`: the maximum is subtracted in the sum below only"),
     "softmax divided by the count": W(A01, "test_softmax", {"softmax_def": [
         ("np.sum(np.exp(items_in))", "len(items_in)")]}),
     "loop: every query is the first": W(A01, "test_attention_loop", {"attention_loop": [

@@ -411,6 +411,10 @@ def same_shape(got, want, inputs=None, names=()):
             if abs(c + 1) < 1e-6:
                 return "every entry has the wrong sign: it is minus the right answer"
             if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
+                shift = _shift_in_one_place(c, inputs)
+                if shift:
+                    return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
+                            f"{shift}")
                 return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
                         "is each divided by the right sum (the sum of the exponentials)?")
             words = _factor_words(c, inputs)
@@ -548,6 +552,27 @@ def broadcast_pairs(g, w):
             f"hold{'s' if one else ''} the right values, every other entry a pair of entries combined (NumPy "
             f"broadcasts a flat vector, shape ({n},), with a column, shape ({n}, 1), to {n} x {n}): keep each vector a "
             f"column, shape ({n}, 1)")
+
+
+def _shift_in_one_place(c, inputs):
+    """ "2.667 = exp(0.981), and -0.981 is the largest entry of `items_in`: ..." when weights c times the right ones
+    are exponentials shifted by an input's largest entry above the fraction or below it only (exp(x - m) / sum
+    exp(x), or the other way round); else None."""
+    for name, value in (inputs or {}).items():
+        try:  # an array, or a list of them (01's dot products, each a 1 x 1 array)
+            x = np.concatenate([np.ravel(v) for v in value]) if isinstance(value, list) else np.ravel(value)
+            m = float(np.max(x.astype(float)))
+        except (TypeError, ValueError):
+            continue
+        words = f"`{name}`"
+        if m == 0 or not np.isfinite(m):
+            continue
+        for k, where in ((-1, "above the fraction only (in the exponentials, not in their sum)"),
+                         (1, "in the sum below only")):
+            if abs(c - math.exp(k * m)) <= 1e-6 * max(1.0, c):
+                return (f"{c:.4g} = exp({k * m:.4g}), and {m:.4g} is the largest entry of {words}: the "
+                        f"maximum is subtracted {where}; subtract it in both places, or in neither")
+    return None
 
 
 def _input_arrays(inputs):
