@@ -113,6 +113,13 @@ def test_encoded_says_a_word_merged_without_its_end_of_word_marker():
     assert f"word {len(words)}, {words[-1]!r}, comes out as " in said and "its tokens without the end-of-word " \
         "marker" in said and said.endswith(f"every word, the last one too, ends with {ref.EOW!r} before the merges "
                                             "are applied"), said
+    # The marker spelled out as four letters: the word's letters come first, then <unk> ids, not the next word
+    first = tuple(words[0])
+    for pair in merges:
+        first = next(iter(ref.merge_pair({first: 1}, pair)))
+    spelt = [vocab.get(s, vocab[ref.UNK]) for s in first] + [vocab[ref.UNK]] * 4
+    said = readings.encoded(inputs, np.array(spelt + ref.encode(" ".join(words[1:]), merges, vocab), dtype=float))
+    assert "without the end-of-word marker" not in said, said
 
 
 def test_decoded_shows_where_the_text_first_differs():

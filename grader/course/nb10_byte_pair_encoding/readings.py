@@ -176,8 +176,9 @@ def encoded(inputs, value):
             f"word {j + 1}, the empty word {'the space that starts the text makes' if j == 0 else 'the space that ends the text makes' if j == len(words) - 1 else 'between two spaces'},")
     due = _token_list([tokens[i] for i in per_word[j]])
     right = "" if not j else "your first word is right; " if j == 1 else f"your first {j} words are right; "
+    # The word's letters merged without its marker, and the rest of the ids right from the next word on
     bare = _without_marker(words[j], merges, vocab)
-    if bare and got[start:start + len(bare)] == bare and bare != per_word[j]:
+    if bare and bare != per_word[j] and got[start:] == bare + want[start + len(per_word[j]):]:
         last = ", the last one too," if j == len(words) - 1 else ""
         return (f"{right}{word} comes out as {_token_list([tokens[i] for i in bare])}, its tokens without the "
                 f"end-of-word marker, where the merges give {due}: every word{last} ends with {ref.EOW!r} before "
