@@ -390,6 +390,14 @@ STEPPED = {
     "qkv_loop: each token flattened before the products": W(A01, "test_qkv_loop", {"qkv_loop": [
         ("for x in all_x:\n", "for x in all_x:\n  x = x.ravel()\n")]},
         step="is made of 4 x 4 matrices whose diagonals hold the right values"),
+    # A function named as its step returns another shape: the shape said, where no array of it holds the step
+    "key_padding_mask: one key too many": W(A05, "test_boolean_masks", {"boolean_masks_def": [
+        ("mask = np.arange(num_keys) <", "mask = np.arange(num_keys + 1) <")]},
+        step="your `mask` has shape (2, 1, 5), expected (2, 1, 4): 5 keys where 4 are expected"),
+    # A loop's running sum overwritten on each pass: the weights behind the outputs are the last key's alone
+    "loop: the weighted sum overwritten on each pass": W(A01, "test_attention_loop", {"attention_loop": [
+        ("x_prime = x_prime + attention[m] * all_values[m]", "x_prime = all_values[m] * attention[m]")]},
+        because="every key but the last is 0, where it should not be, and the last key is right"),
     "SelfAttention: the keys left unprojected": W(A06, "test_self_attention", {"self_attention_class": [
         ("K = embeddings @ self.k_proj  # (B, T, D)", "K = embeddings  # (B, T, D)")]},
         step="your `K` is the keys split into heads made with the input `X` in place of the projected keys"),

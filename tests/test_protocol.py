@@ -1044,3 +1044,25 @@ def test_a_reduction_over_an_empty_array_is_explained(reduce, said):
     with pytest.raises(ValueError) as raised:
         reduce(np.zeros((2, 0)), axis=-1)
     assert diagnose.error(f"raised ValueError: {raised.value}").startswith(said)
+
+
+def test_a_sum_that_keeps_only_its_last_term_is_said_so():
+    """Weights that are 0 for every key but the last, and right for the last: a loop's running sum overwritten on
+    each pass. Not said of a result that is 0 everywhere (where the last key's right weights are 0 too), nor along
+    an axis of two, where the last alone kept is as likely a slice taken wrong."""
+    from grader.engine import diagnose
+    rng = np.random.default_rng(0)
+    w = rng.random((4, 3))
+    w /= w.sum(axis=0)  # (keys, queries): columns sum to one
+    g = np.zeros_like(w)
+    g[-1] = w[-1]
+    said = diagnose.same_shape(g + 1e-17, w, {}, ("keys", "queries"))
+    assert said.startswith("every key but the last is 0, where it should not be, and the last key is right: a sum "
+                           "over the keys overwritten"), said
+    masked = np.triu(w)  # (4 keys, 3 queries): the last key is masked for every query
+    assert "every key but the last" not in (diagnose.same_shape(np.zeros_like(w), masked, {}, ("keys", "queries"))
+                                            or "")
+    two = w[:2] / w[:2].sum(axis=0)
+    g2 = np.zeros_like(two)
+    g2[-1] = two[-1]
+    assert "but the last" not in (diagnose.same_shape(g2, two, {}, ("keys", "queries")) or "")

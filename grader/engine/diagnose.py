@@ -344,6 +344,26 @@ def _rounded_to(g, w):
     return None
 
 
+def _last_term_only(g, w, axes):
+    """ "every key but the last is 0, ..." when along one axis the result is 0 wherever the right one is not, but
+    its last slice is the right one: a running sum overwritten on each pass (x = a * v) where it should grow
+    (x += a * v), so that only the last pass's term is left; else None."""
+    if not np.all(np.isfinite(g)):
+        return None
+    for axis in range(g.ndim):
+        if g.shape[axis] < 3:
+            continue  # (two entries: the last alone kept is as likely a slice taken wrong)
+        gm, wm = np.moveaxis(g, axis, 0), np.moveaxis(w, axis, 0)
+        tiny = 1e-9 * max(float(np.max(np.abs(w))), 1.0)  # (a view's weights are solved for: zeros to rounding)
+        if np.all(np.abs(gm[:-1]) <= tiny) and np.any(np.abs(wm[:-1]) > 1e3 * tiny) and \
+                np.any(np.abs(wm[-1]) > 1e3 * tiny) and _close(gm[-1], wm[-1]):
+            one = _singular(axes[axis])
+            return (f"every {one} but the last is 0, where it should not be, and the last {one} is right: a sum over "
+                    f"the {axes[axis]} overwritten on each pass of a loop (x = ...) where it should add to itself "
+                    "(x += ...)?")
+    return None
+
+
 def same_shape(got, want, inputs=None, names=()):
     """A sentence on how `got` differs from `want` (same shape, not equal), or None when nothing simple fits."""
     g, w = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
@@ -352,7 +372,7 @@ def same_shape(got, want, inputs=None, names=()):
     if places:
         return (f"it is the right answer rounded to {places} decimal{'s' if places > 1 else ''}: return the values "
                 "unrounded (round only what you print)")
-    single = _softmax_over_one(g, w, axes)
+    single = _softmax_over_one(g, w, axes) or _last_term_only(g, w, axes)
     if single:
         return single
     integers = [n for n, v in (inputs or {}).items() if isinstance(v, np.ndarray) and v.dtype.kind in "iu"]

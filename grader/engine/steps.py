@@ -572,6 +572,11 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
                 continue
             g = next(_forms(a, want, not _stacked(name)), None)  # as the step's shape, when it can be (a list of columns)
             if g is None:
+                # An array of a function named as the step ("causal mask", causal_mask), in another shape: the shape
+                # said, where no array of another shape is otherwise an attempt at a step
+                if where.lower() == step.name.replace(" ", "_").lower() and np.ndim(a) == want.ndim:
+                    text = diagnose.other_shape(a, want, inputs, step.axes)
+                    ties[i] = f"{_yours(where, name)} {text[3:] if text.startswith('it ') else 'has ' + text}"
                 continue
             if i not in candidates:
                 candidates[i] = _candidates(i, want, steps, values, inputs)
