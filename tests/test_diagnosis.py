@@ -398,6 +398,9 @@ STEPPED = {
     "loop: the weighted sum overwritten on each pass": W(A01, "test_attention_loop", {"attention_loop": [
         ("x_prime = x_prime + attention[m] * all_values[m]", "x_prime = all_values[m] * attention[m]")]},
         because="every key but the last is 0, where it should not be, and the last key is right"),
+    # The corpus it is given changed in place (emptied and refilled with the merged words): right results, 2/3
+    "merge_pair: the corpus it is given refilled": W("10_byte_pair_encoding", "test_merge_pair", {"merge_pair_def": [
+        ("  return merged", "  corpus.clear()\n  corpus.update(merged)\n  return corpus")]}),
     "SelfAttention: the keys left unprojected": W(A06, "test_self_attention", {"self_attention_class": [
         ("K = embeddings @ self.k_proj  # (B, T, D)", "K = embeddings  # (B, T, D)")]},
         step="your `K` is the keys split into heads made with the input `X` in place of the projected keys"),

@@ -469,6 +469,25 @@ def test_a_function_that_grows_the_list_its_call_hands_it_is_caught(monkeypatch)
         assert (protocol.CHANGED in v.message and "list(prompt)" in v.message) == (score == 2), v.message
 
 
+def test_a_function_that_changes_the_dictionary_its_call_hands_it_is_caught(monkeypatch):
+    """10's corpus is a dictionary the call builds and hands over (Probe.handed says how it was made): one that the
+    function empties, refills or adds to is told so; one it only reads is not."""
+    call = f"total({protocol.held('counts', '{k: v for k, v in zip(keys, values)}')})"
+    probe = Probe(what="total", call=call, reference=lambda i: np.array(float(np.sum(i["values"]))),
+                  handed={"counts": lambda i: {k: v for k, v in zip(i["keys"], i["values"])}},
+                  cases=lambda rng: [Case("book", {"keys": ["a", "b"], "values": [1, 2]}),
+                                     Case("fresh", {"keys": ["c", "d", "e"], "values": [3, 1, 4]})])
+    kernel = {"np": np}
+    for source, score in (("def total(counts):\n  return float(sum(counts.values()))\n", 3),
+                          ("def total(counts):\n  t = float(sum(counts.values()))\n  counts.clear()\n  return t\n", 2),
+                          ("def total(counts):\n  counts['all'] = float(sum(counts.values()))\n  return counts['all']\n",
+                           2)):
+        exec(source, kernel)
+        v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+        assert v.score == score, (source, v.message)
+        assert (protocol.CHANGED in v.message and "dictionary" in v.message) == (score == 2), v.message
+
+
 def test_a_mistake_is_named_only_when_it_explains_every_case():
     """Right on some inputs where the mistake is wrong: not that mistake, whatever one wrong case shows."""
     cases = [Case("book", {"x": np.ones(2)}), Case("fresh", {"x": np.full(2, 2.0)}), Case("fresh", {"x": np.full(2, 3.0)})]

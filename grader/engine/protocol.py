@@ -196,6 +196,9 @@ class Probe:
     # a wrong answer is told which steps are right and the first that is not (engine/steps.py). Words only:
     # the score never depends on them.
     steps: Callable[[dict], list] = None
+    # Dictionaries a call hands the student's function (`held`, 10's corpus): {name: inputs -> the dict as sent},
+    # so that one the function changes in place is seen to, as a list or an array is.
+    handed: dict = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------
@@ -302,6 +305,12 @@ def __course_probe(request):
         a = numpy.ascontiguousarray(a)
         return {"dtype": a.dtype.str, "shape": list(a.shape),
                 "data": base64.b64encode(a.tobytes()).decode("ascii")}
+
+    def text_of(d):
+        try:  # a dictionary as sorted text, numbers as floats: what the grading side compares with what it sent
+            return repr(sorted((repr(k), float(v)) for k, v in d.items()))
+        except Exception:
+            return "not a dictionary of numbers"
 
     kernel = globals()
     absent = object()
@@ -411,7 +420,7 @@ def __course_probe(request):
             # on its side, so a kernel whose numpy says every array equals every other hides nothing. A list the
             # call made from an input (11's prompt, a list as in the notebook) is reported under that input's name.
             after = {n: encode(inputs[n]) for n in arrays}
-            after.update({n: encode(v) for n, v in held.items()})
+            after.update({n: {"text": text_of(v)} if isinstance(v, dict) else encode(v) for n, v in held.items()})
             return {"ok": True, "value": encode(value), "after": after, "trace": kept}
         except (Exception, SystemExit) as e:
             return {"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]}
@@ -579,7 +588,7 @@ def _read(probe, cases, results):
             if why is None and probe.precision:
                 why = _imprecise(value, want, probe.precision)
             reasons.append(why)
-        changed.append(_changed_in_place(case.inputs, result.get("after")))
+        changed.append(_changed_in_place(case.inputs, result.get("after"), probe.handed))
     return got, reasons, changed, traces
 
 
@@ -637,17 +646,24 @@ def _imprecise(got, want, precision):
 
 def held(name, expression):
     """A probe call's words for a list made from the input `name` and handed to the student's function (11's prompt,
-    a list as the notebook gives it): the kernel reports it after the call as that input, so a function that changes
-    its argument in place is seen to, as for an array."""
+    a list as the notebook gives it), or a dictionary (10's corpus: Probe.handed says how it was made): the kernel
+    reports it after the call, so a function that changes its argument in place is seen to, as for an array."""
     return f"__course_held({name!r}, {expression})"
 
 
-def _changed_in_place(inputs, after):
-    """The names of the array arguments whose bytes after the call differ from what was sent (at most five).
-    Decided here, from the kernel's report of the bytes, never by a comparison the kernel made."""
+def text_of(d):
+    """A dictionary of numbers as the kernel reports it after a call (see the kernel side's text_of)."""
+    return repr(sorted((repr(k), float(v)) for k, v in d.items()))
+
+
+def _changed_in_place(inputs, after, handed=None):
+    """The names of the array arguments whose bytes after the call differ from what was sent (at most five), and
+    of the dictionaries handed over (Probe.handed) whose items differ. Decided here, from the kernel's report of
+    the bytes, never by a comparison the kernel made."""
     if not isinstance(after, dict):
         return []
-    changed = []
+    changed = [n for n, made in (handed or {}).items()
+               if n in after and after[n] != {"text": text_of(made(inputs))}]
     for name, value in inputs.items():
         if name not in after or isinstance(value, (list, tuple, int, float, str)):
             continue  # what `encode` sends as numbers, text or lists arrives as no array
@@ -904,6 +920,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     if all(why is None for why in reasons):
         moved = sorted({n for names in changed for n in names})
         lists = [n for n in moved if held(n, "").removesuffix(")") in (probe.call or "")]  # lists the call hands over
+        dicts = [n for n in moved if n in probe.handed]
+        if dicts:
+            return Verdict(round(points * 2 / 3, 2), points,
+                           f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
+                           f"{', '.join(moved)} in place, so the caller's dictionary changes too: build a new one, "
+                           "and leave the arguments as they were", CHANGED, "named")
         if lists:
             return Verdict(round(points * 2 / 3, 2), points,
                            f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "

@@ -9,11 +9,13 @@ import numpy as np
 
 from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Probe, held, kernel_source
 
 N_FRESH = 3
 NP = "__import__('numpy')"
 CORPUS = "{tuple(w): f for w, f in zip(words, freqs)}"  # a probe cannot pass a dict: the call builds it
+# The copy of it a function is given, reported after the call (Probe.handed): one that changes it in place is seen
+HANDED = held("corpus", "dict(c)")
 
 
 _same, _results, _every_mistake_shows, _helper_mistakes_show = (
@@ -170,26 +172,28 @@ PROBES = {
         what="count_pairs",
         call=f"(lambda c: (lambda s: (lambda r: {NP}.array([r.get((a, b), 0) for a in s for b in s] + "
              "[sum(1 for k, v in r.items() if v and not (isinstance(k, tuple) and len(k) == 2 and k[0] in s "
-             f"and k[1] in s))], dtype=float))(count_pairs(dict(c))))(sorted({{x for w in c for x in w}})))({CORPUS})",
+             f"and k[1] in s))], dtype=float))(count_pairs({HANDED})))(sorted({{x for w in c for x in w}})))({CORPUS})",
         cases=_count_cases,
         reference=lambda i: ref.pair_table(ref.count_pairs(_corpus(i)), _corpus(i)),
         mistakes=mistakes.COUNT_PAIRS,
         readings=(readings.pair_counts,),  # the numbers read back as what the code made
         relative=True,  # reported against the corpus given: another answer can report the same numbers
         kernel_reference=kernel_source("count_pairs", ref.count_pairs),
+        handed={"corpus": _corpus},
         exact_shape=True,
     ),
     "test_merge_pair": Probe(
         what="merge_pair",
         call=f"(lambda c: (lambda r: [{NP}.array(next(([r[k]] + [len(x) for x in k] for k in r "
              "if ''.join(k) == ''.join(w)), [-1]), dtype=float) for w in c] + "
-             f"[{NP}.array([len(r)], dtype=float)])(merge_pair(dict(c), tuple(pair))))({CORPUS})",
+             f"[{NP}.array([len(r)], dtype=float)])(merge_pair({HANDED}, tuple(pair))))({CORPUS})",
         cases=_merge_cases,
         reference=lambda i: ref.segment_lengths(ref.merge_pair(_corpus(i), tuple(i["pair"])), _corpus(i)),
         mistakes=mistakes.MERGE_PAIR,
         readings=(readings.merged_words,),  # the numbers read back as what the code made
         relative=True,  # reported against the corpus given: another answer can report the same numbers
         kernel_reference=kernel_source("merge_pair", ref.merge_pair, ref.merge_symbols),
+        handed={"corpus": _corpus},
     ),
     "test_learn_merges": Probe(
         what="learn_merges",
