@@ -271,3 +271,23 @@ def test_a_size_that_is_also_twice_D_is_not_named_and_the_exponent_is_said_as_it
             wrong[d] = np.sin(n * w) if d % 2 == 0 else np.cos(n * w)
         said = readings.encoding_rows({"D": D, "N": N}, wrong)
         assert f"turn at 1/10000**(i/{D}), where 1/10000**(2i/{D}) is due" in said and "being N" not in said, said
+
+
+def test_matrices_with_a_column_of_the_identity_twice_are_asked_about_a_swap_through_views():
+    """A swap of two columns written a, b = b, a on NumPy slices copies one over the other: each matrix then holds
+    a column of the identity twice. Said as a question, and only when every matrix that is no permutation is so;
+    rows likewise; not of other wrong matrices."""
+    n = 3
+    every = [np.eye(n)[:, list(o)] for o in itertools.permutations(range(n))]
+    copied = []
+    for i, j in ((0, 1), (1, 2), (0, 2)):
+        P = np.eye(n)
+        P[:, i], P[:, j] = P[:, j], P[:, i]  # the second assignment reads the column the first overwrote
+        copied.append(P)
+    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + copied))
+    assert "each of them holds a column of the identity twice and misses another. Is a swap written " \
+           "P[:, i], P[:, j] = P[:, j], P[:, i]?" in said and "swap with P[:, [i, j]] = P[:, [j, i]]" in said, said
+    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + [P.T for P in copied]))
+    assert "holds a row of the identity twice" in said and "P[[i, j]] = P[[j, i]]" in said, said
+    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + [2 * np.eye(n)]))
+    assert "no permutation matrix" in said and "twice" not in said, said

@@ -114,6 +114,21 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _copied(matrices):
+    """ ": each holds a column of the identity twice, ... a swap through views?" when every one of them is made of
+    the identity's columns (or rows), one of them twice: a swap written P[:, i], P[:, j] = P[:, j], P[:, i] copies one
+    column over the other, NumPy's slices being views of P; else ""."""
+    for axis, word, fix in ((1, "column", "P[:, [i, j]] = P[:, [j, i]]"), (0, "row", "P[[i, j]] = P[[j, i]]")):
+        lines = [np.moveaxis(P, axis, 0) for P in matrices]  # each matrix's columns (or rows), as rows
+        if lines and all(np.isin(L, (0, 1)).all() and (L.sum(axis=1) == 1).all() and
+                         len({tuple(x) for x in L}) < len(L) for L in lines):
+            sliced = "P[:, i], P[:, j] = P[:, j], P[:, i]" if axis == 1 else "P[i], P[j] = P[j], P[i]"
+            return (f": each of them holds a {word} of the identity twice and misses another. Is a swap written "
+                    f"{sliced}? NumPy's slices are views of P, so that copies one {word} over the other: swap with "
+                    f"{fix}")
+    return ""
+
+
 def permutation_orders(inputs, value):
     """What generate_permutation_matrices(n) returned, read back as [its distinct matrices, how many it returned,
     how often each distinct one appears]: which orders are missing, repeated, or no permutation at all."""
@@ -139,7 +154,8 @@ def permutation_orders(inputs, value):
                     f"{len(repeated)} {'is' if len(repeated) == 1 else 'are'} there {how}: {named}")
     if others:
         said.append(f"{others} of the distinct matrices {'is' if others == 1 else 'are'} no permutation matrix "
-                    "(not exactly one 1 in every row and column, 0 elsewhere)")
+                    "(not exactly one 1 in every row and column, 0 elsewhere)" + _copied(
+                        [P for P, o in zip(distinct, orders) if o is None]))
     if not said:
         return None
     todo = ("one matrix for each of the n! orders, each once" if missing or repeated else
