@@ -284,10 +284,21 @@ def test_matrices_with_a_column_of_the_identity_twice_are_asked_about_a_swap_thr
         P = np.eye(n)
         P[:, i], P[:, j] = P[:, j], P[:, i]  # the second assignment reads the column the first overwrote
         copied.append(P)
-    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + copied))
+    said = readings.permutation_orders({"n": n}, _read_back(every[:3] + copied))  # n! matrices, as a swap makes
     assert "each of them holds a column of the identity twice and misses another. Is a swap written " \
            "P[:, i], P[:, j] = P[:, j], P[:, i]?" in said and "swap with P[:, [i, j]] = P[:, [j, i]]" in said, said
-    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + [P.T for P in copied]))
+    said = readings.permutation_orders({"n": n}, _read_back(every[:3] + [P.T for P in copied]))
     assert "holds a row of the identity twice" in said and "P[[i, j]] = P[[j, i]]" in said, said
-    said = readings.permutation_orders({"n": n}, _read_back(every[:2] + [2 * np.eye(n)]))
+    said = readings.permutation_orders({"n": n}, _read_back(every[:5] + [2 * np.eye(n)]))
     assert "no permutation matrix" in said and "twice" not in said, said
+
+
+def test_a_generator_of_every_sequence_of_columns_is_not_asked_about_a_swap():
+    """itertools.product(range(n), repeat=n): n**n matrices, some with a column of the identity twice (and some
+    three times). Its matrices are no permutation, and that is all that is said: no swap was written."""
+    n = 3
+    product = [np.eye(n)[:, list(o)] for o in itertools.product(range(n), repeat=n)]
+    said = readings.permutation_orders({"n": n}, _read_back(product))
+    assert "21 of the distinct matrices are no permutation matrix" in said and "swap" not in said, said
+    two = [np.eye(2)[:, list(o)] for o in itertools.product(range(2), repeat=2)]  # each wrong one a column twice
+    assert "swap" not in readings.permutation_orders({"n": 2}, _read_back(two))

@@ -116,12 +116,14 @@ def _listing(words):
 
 def _copied(matrices):
     """ ": each holds a column of the identity twice, ... a swap through views?" when every one of them is made of
-    the identity's columns (or rows), one of them twice: a swap written P[:, i], P[:, j] = P[:, j], P[:, i] copies one
-    column over the other, NumPy's slices being views of P; else ""."""
+    the identity's columns (or rows), exactly one of them twice: a swap written P[:, i], P[:, j] = P[:, j], P[:, i]
+    copies one column over the other, NumPy's slices being views of P. Asked only of a generator that returns n!
+    matrices (the caller's test): one that returns every sequence of columns (itertools.product) has such matrices
+    too, and others, and it is not asked of it; else ""."""
     for axis, word, fix in ((1, "column", "P[:, [i, j]] = P[:, [j, i]]"), (0, "row", "P[[i, j]] = P[[j, i]]")):
         lines = [np.moveaxis(P, axis, 0) for P in matrices]  # each matrix's columns (or rows), as rows
         if lines and all(np.isin(L, (0, 1)).all() and (L.sum(axis=1) == 1).all() and
-                         len({tuple(x) for x in L}) < len(L) for L in lines):
+                         len({tuple(x) for x in L}) == len(L) - 1 for L in lines):
             sliced = "P[:, i], P[:, j] = P[:, j], P[:, i]" if axis == 1 else "P[i], P[j] = P[j], P[i]"
             return (f": each of them holds a {word} of the identity twice and misses another. Is a swap written "
                     f"{sliced}? NumPy's slices are views of P, so that copies one {word} over the other: swap with "
@@ -137,6 +139,7 @@ def permutation_orders(inputs, value):
     if distinct.ndim != 3 or distinct.shape[1:] != (n, n) or len(counts) != len(distinct):
         return None
     orders = [_order(P) for P in distinct]
+    returned = int(np.asarray(value[1], dtype=float).ravel()[0]) if np.size(value[1]) == 1 else -1
     present = {o: int(c) for o, c in zip(orders, counts) if o is not None}
     everything = list(itertools.permutations(range(n)))
     missing = [o for o in everything if o not in present]
@@ -154,8 +157,8 @@ def permutation_orders(inputs, value):
                     f"{len(repeated)} {'is' if len(repeated) == 1 else 'are'} there {how}: {named}")
     if others:
         said.append(f"{others} of the distinct matrices {'is' if others == 1 else 'are'} no permutation matrix "
-                    "(not exactly one 1 in every row and column, 0 elsewhere)" + _copied(
-                        [P for P, o in zip(distinct, orders) if o is None]))
+                    "(not exactly one 1 in every row and column, 0 elsewhere)" + (_copied(
+                        [P for P, o in zip(distinct, orders) if o is None]) if returned == len(everything) else ""))
     if not said:
         return None
     todo = ("one matrix for each of the n! orders, each once" if missing or repeated else
