@@ -389,7 +389,7 @@ def __course_probe(request):
     def run(case, swap):
         inputs = {name: decode(v) for name, v in case.items()}
         arrays = [n for n, v in inputs.items() if isinstance(v, numpy.ndarray)]
-        held = {}  # a list the call makes from an input and hands to the student's function, by that input's name
+        held = {}  # a list or dictionary the call makes and hands to the student's function, by its name (`held`)
         saved = {}
         space = {"np": numpy, "__builtins__": builtins}
         kept, profile = traced(space) if request["trace"] else ([], None)
@@ -417,8 +417,8 @@ def __course_probe(request):
                         raise NameError("your cell did not set " + ", ".join(missing))
                     value = [space[n] for n in request["outputs"]]
             # The arguments as they are after the call, as bytes: the grader compares them with what it sent,
-            # on its side, so a kernel whose numpy says every array equals every other hides nothing. A list the
-            # call made from an input (11's prompt, a list as in the notebook) is reported under that input's name.
+            # on its side, so a kernel whose numpy says every array equals every other hides nothing. A list or a
+            # dictionary the call made (11's prompt, 10's corpus, as the notebooks pass them) is reported by its name.
             after = {n: encode(inputs[n]) for n in arrays}
             after.update({n: {"text": text_of(v)} if isinstance(v, dict) else encode(v) for n, v in held.items()})
             return {"ok": True, "value": encode(value), "after": after, "trace": kept}
