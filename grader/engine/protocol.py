@@ -919,24 +919,15 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     score = round(points * min(max(share, 0.0), 1.0), 2)
     if all(why is None for why in reasons):
         moved = sorted({n for names in changed for n in names})
-        lists = [n for n in moved if held(n, "").removesuffix(")") in (probe.call or "")]  # lists the call hands over
-        dicts = [n for n in moved if n in probe.handed]
-        if dicts:
-            return Verdict(round(points * 2 / 3, 2), points,
-                           f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
-                           f"{', '.join(moved)} in place, so the caller's dictionary changes too: build a new one, "
-                           "and leave the arguments as they were", CHANGED, "named")
-        if lists:
-            return Verdict(round(points * 2 / 3, 2), points,
-                           f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
-                           f"{', '.join(moved)} in place, so the caller's list changes too (it grows, or is "
-                           f"overwritten): work on a copy, list({lists[0]}), and leave the arguments as they were",
-                           CHANGED, "named")
         if moved:
+            lists = [n for n in moved if held(n, "").removesuffix(")") in (probe.call or "")]  # lists handed over
+            fix = ("the caller's dictionary changes too: build a new one," if any(n in probe.handed for n in moved) else
+                   f"the caller's list changes too (it grows, or is overwritten): work on a copy, list({lists[0]}),"
+                   if lists else "the caller's array is overwritten: work on a copy (or build a new array, e.g. with "
+                   "np.where)")
             return Verdict(round(points * 2 / 3, 2), points,
                            f"{what}: right results, but it {CHANGED}{'s' if len(moved) > 1 else ''} "
-                           f"{', '.join(moved)} in place, so the caller's array is overwritten: work on a copy "
-                           "(or build a new array, e.g. with np.where) and leave the arguments as they were",
+                           f"{', '.join(moved)} in place, so {fix} and leave the arguments as they were",
                            CHANGED, "named")
         return Verdict(points, points, f"{what}: right on the book's case and on "
                                        f"{sum(c.label == 'fresh' for c in cases)} fresh inputs")
