@@ -25,8 +25,8 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout import attacks, attacks2, entries as round1, round2, round3, round4, round5_early, round5_late
-from tests.heldout import round6, round7, round8a, round8b
+from tests.heldout import attacks, attacks2, attacks3, entries as round1, round2, round3, round4, round5_early
+from tests.heldout import round5_late, round6, round7, round8a, round8b
 from tests.sample_class import submission
 from tests.students import Student
 
@@ -37,7 +37,7 @@ def entries_of_round(number):
     return {"1": round1.ENTRIES, "2": round2.ENTRIES, "3": round3.ENTRIES, "4": round4.ENTRIES,
             "5": round5_early.ENTRIES + round5_late.ENTRIES,
             "6": round6.ENTRIES, "7": round7.ENTRIES, "8": round8a.ENTRIES + round8b.ENTRIES,
-            "attacks": attacks.ENTRIES + attacks2.ENTRIES}[str(number)]
+            "attacks": attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES}[str(number)]
 
 
 def write(folder, entries):
