@@ -795,6 +795,35 @@ def test_plan_is_what_nbgrader_runs(one_assignment, tmp_path, monkeypatch):
     assert log.count("executed before, same cells") == ran
 
 
+@root_only
+def test_a_student_is_recorded_as_soon_as_their_notebooks_have_run(tmp_path, monkeypatch):
+    """Recording does not wait for the assignment's slowest notebook: a run does not end with one process
+    recording a whole assignment, judgement kernels and all, while the other cores wait (issue 30, point 3)."""
+    from grader.engine.build import SOURCE, answer_key
+    from nbgrader import utils
+    from tests.sample_class import submission
+    from tests.students import Student
+    name = "01_self_attention"
+    first = next(c for c in answer_key(nbformat.read(str(SOURCE / name / f"{name}.ipynb"), as_version=4)).cells
+                 if utils.is_solution(c))
+    slow = first.source + "\nimport time\ntime.sleep(12)  # a notebook that takes long, as 09's training does"
+    for student, cells in (("quick", {}), ("slow", {first.metadata.nbgrader["grade_id"]: slow})):
+        path = tmp_path / "submissions" / student / name / f"{name}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(submission(Student(name, {}, cells=cells)), str(path))
+    monkeypatch.setenv(SEED_VARIABLE, "99")
+    rows = grade_class(tmp_path / "submissions", tmp_path / "course", say=lambda *a: None, workers=2,
+                       progress=False)
+    assert {r["student_id"] for r in rows} == {"quick", "slow"}
+    assert all(r["part_score"] == r["part_max_score"] for r in rows if not r["needs_manual_grade"]), rows
+    course = tmp_path / "course"
+    recorded = (course / "autograded" / "quick" / name / f"{name}.ipynb").stat().st_mtime
+    slow_ran = (course / "executed" / "slow" / name / f"{name}.ipynb").stat().st_mtime
+    assert recorded < slow_ran - 3  # recorded while the slow one still ran
+    log = (course / "logs" / f"autograde_{name}.log").read_text()
+    assert log.count("Autograding ") == 2 and log.count("executed before, same cells") == 2  # one log, both in it
+
+
 # ----------------------------------------------------------------------------- the plan does what nbgrader does
 
 def _tampered(nb):

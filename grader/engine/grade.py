@@ -424,6 +424,13 @@ def _is_test_cell(gb, cell, assignment):
         return True
 
 
+def handed_in(course, assignment):
+    """The students whose folder of the assignment in course/submitted holds a notebook: those `nbgrader autograde`
+    grades (it passes over a folder with none)."""
+    return [p.parent.name for p in sorted((course / "submitted").glob(f"*/{assignment}"))
+            if p.is_dir() and any(p.glob("*.ipynb"))]
+
+
 def submitted_notebooks(course, assignment):
     """(student, notebook name, path) of every notebook of the assignment in course/submitted."""
     names = [p.stem for p in sorted((SOURCE / assignment).glob("*.ipynb"))]
@@ -586,26 +593,30 @@ class LongestFirst:
 
 def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler, timeout,
                   notebook_timeout, progress, students=None, due=None):
-    """Plan, execute in parallel (longest assignments first), record each assignment with nbgrader as soon
-    as it is complete."""
+    """Plan, execute in parallel (longest assignments first), record each student's notebooks of an assignment
+    with nbgrader as soon as they have run."""
     mode = parallel.kernel_mode(unsandboxed)
     sandboxed = mode != parallel.UNSANDBOXED
     pool = None
     order = LongestFirst()
-    running = {}  # future -> (assignment, path in executed/, key)
-    remaining = {a: 0 for a in assignments}
+    running = {}  # future -> (assignment, student, path in executed/, key)
+    waiting = {}  # assignment -> {student: their notebooks of it not yet run}, until they are sent to be recorded
     planned = set()  # assignments whose notebooks are all planned
     count = {"run": 0, "done": 0}
     reused = unreadable = 0
-    recording = []
+    recording = {}  # assignment -> the futures of its recordings (0 or 1 each), in the order they began
 
-    # nbgrader's autograde records an assignment as soon as its notebooks are done, beside the running ones,
-    # in recording processes that last the run (a second starts only while the first is busy); they
-    # release the assignments into the gradebook first.
-    recorder = record.Recorders(course, env, processes=min(len(assignments), os.cpu_count() or 1) or 1)
+    # nbgrader's autograde records a student's notebooks of an assignment as soon as they have run, beside the
+    # running ones, in recording processes that last the run (a second starts only while the first is busy);
+    # they release the assignments into the gradebook first. Student by student, so that the run does not end
+    # with one process recording a whole assignment (and running its judgement kernels) while the other cores wait.
+    recorder = record.Recorders(course, env, processes=os.cpu_count() or 1)
 
-    def start_recording(assignment):
-        recording.append((assignment, recorder.submit(assignment, students)))
+    def start_recording(assignment, ready):
+        """Record these students' notebooks of the assignment (None: every student nbgrader finds)."""
+        for student in ready or ():
+            waiting[assignment].pop(student, None)
+        recording.setdefault(assignment, []).append(recorder.submit(assignment, ready))
 
     def dispatch():
         """Keep the pool one notebook ahead of its slots, choosing each next notebook as a slot frees."""
@@ -613,15 +624,16 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
         while len(order) and (pool is None or len(running) < pool.slots + 1):
             if pool is None:
                 pool = parallel.Pool(workers, mode, scheduler, runtime=env[RUNTIME_VARIABLE])
-            assignment, (where, key, task) = order.next()
-            running[pool.submit(task)] = (assignment, where, key)
+            assignment, (student, where, key, task) = order.next()
+            running[pool.submit(task)] = (assignment, student, where, key)
 
     def collect(wait):
-        """Keep what finished (waiting up to `wait` seconds for something to), record complete assignments."""
+        """Keep what finished (waiting up to `wait` seconds for something to), record the students it completes."""
         if running:
             finished, _ = concurrent.futures.wait(running, timeout=wait, return_when=concurrent.futures.FIRST_COMPLETED)
+            ready = {}  # assignment -> students whose notebooks of it have all run now
             for future in finished:
-                assignment, where, key = running.pop(future)
+                assignment, student, where, key = running.pop(future)
                 seconds = None
                 try:
                     result = future.result()
@@ -635,9 +647,11 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                         store(where, key, json.loads(result["notebook"]))
                 order.finished(assignment, seconds)
                 count["done"] += 1
-                remaining[assignment] -= 1
-                if remaining[assignment] == 0 and assignment in planned:
-                    start_recording(assignment)
+                waiting[assignment][student] -= 1
+                if waiting[assignment][student] == 0 and assignment in planned:
+                    ready.setdefault(assignment, []).append(student)
+            for assignment, students_ in ready.items():
+                start_recording(assignment, sorted(students_))
         dispatch()
         shown.update(done=count["done"], total=count["run"])
 
@@ -660,6 +674,7 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
             shown.update(stage=f"planning {assignment} (assignment {assignments.index(assignment) + 1} of "
                                f"{len(assignments)}: its notebooks, probes in)")
             cells = AssignmentCells(f"sqlite:///{course / 'gradebook.db'}", assignment)
+            waiting[assignment] = {s: 0 for s in handed_in(course, assignment) if not students or s in students}
             for student, notebook, path in submitted_notebooks(course, assignment):
                 if students and student not in students:
                     continue
@@ -675,13 +690,15 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
                     continue
                 task = {"notebook": json.dumps(nb, ensure_ascii=False), "timeout": timeout,
                         "notebook_timeout": notebook_timeout, "mode": mode}
-                order.add(assignment, (where, key, task))
-                remaining[assignment] += 1
+                order.add(assignment, (student, where, key, task))
+                waiting[assignment][student] = waiting[assignment].get(student, 0) + 1
                 count["run"] += 1
                 collect(0)  # a slot freed while planning gets its next notebook now
             planned.add(assignment)
-            if not remaining[assignment]:
-                start_recording(assignment)
+            if not waiting[assignment]:  # no notebook handed in: nbgrader says so in its log, as before
+                start_recording(assignment, students)
+            elif any(n == 0 for n in waiting[assignment].values()):  # nothing of theirs to run, or all run already
+                start_recording(assignment, sorted(s for s, n in waiting[assignment].items() if n == 0))
         say(f"grade: {count['run']} notebooks to run, {reused} already run with the same cells, "
             f"{unreadable} unreadable (graded by nbgrader alone)")
         if count["run"]:
@@ -697,13 +714,13 @@ def execute_class(course, assignments, say, env, unsandboxed, workers, scheduler
         if pool is not None:
             pool.close()
     try:
-        # nbgrader autograde records each assignment as soon as it is complete; the last ones finish here.
-        for n, (assignment, running_) in enumerate(recording):
+        # nbgrader autograde records each student as soon as their notebooks have run; the last ones finish here.
+        for n, (assignment, futures) in enumerate(recording.items()):
             shown.update(stage=f"recording grades with nbgrader ({n} of {len(assignments)} assignments done)")
-            while not running_.done():
+            while not all(f.done() for f in futures):
                 time.sleep(0.2)
                 shown.update()
-            if running_.result() != 0:
+            if max(f.result() for f in futures) != 0:
                 say(f"grade: nbgrader reported errors for {assignment}: see {course / 'logs'}")
         shown.update(stage=f"recorded ({len(recording)} of {len(assignments)} assignments)")
     finally:

@@ -3,8 +3,9 @@
 `nbgrader autograde ASSIGNMENT` (and `nbgrader generate_assignment`) as a command costs an interpreter and
 nbgrader's imports (about 5 CPU-s here) before its first notebook, every assignment. A Recorders pool runs
 the same apps (AutogradeApp, GenerateAssignmentApp) with the course directory's nbgrader_config.py, in
-`processes` long-lived processes, one assignment after another: the gradebook, release/, autograded/,
-feedback and the logs they write are what the commands write (the logs still go to
+`processes` long-lived processes, a few students of an assignment at a time as their notebooks finish running
+(an app run more costs about 3 ms): the gradebook, release/, autograded/, feedback and the logs they write are
+what the commands write (the logs still go to
 <course>/logs/autograde_<assignment>.log and generate_assignment_<assignment>.log). A forked kernel's zygote, which a
 verdict that needs the course's helpers starts (nbgrader_plugin.SealVerdicts), is kept for the next
 assignment too.
@@ -64,9 +65,8 @@ def run_app(app_class, argv, log):
 
 def record_grades(assignment, students, log):
     """`nbgrader autograde ASSIGNMENT --force` for every student in submitted/ (students None) or for these only
-    (one run each: nbgrader's --student takes one id); 0 or 1."""
+    (one run each: nbgrader's --student takes one id), its log appended to `log`; 0 or 1."""
     from nbgrader.apps.autogradeapp import AutogradeApp
-    open(log, "w").close()  # this run's log, as the command's redirect began one
     return max(run_app(AutogradeApp, [assignment, "--force"] + ([f"--student={s}"] if s else []), log)
                for s in (students or [None]))
 
@@ -79,10 +79,14 @@ def release(assignment, log):
 
 
 class Recorders:
-    """`processes` recording processes for one grading run; submit(assignment, students) -> Future of 0 or 1."""
+    """`processes` recording processes for one grading run; submit(assignment, students) -> Future of 0 or 1.
+
+    An assignment may be recorded a few students at a time, in either process: its log is begun anew by the run's
+    first submit of it (as the command's redirect began one), and the rest append to it."""
 
     def __init__(self, course, env, processes):
         self.course = course
+        self.begun = set()  # assignments whose log this run has begun
         (course / "logs").mkdir(exist_ok=True)
         self.executor = concurrent.futures.ProcessPoolExecutor(
             max_workers=processes, mp_context=multiprocessing.get_context("spawn"),
@@ -90,6 +94,9 @@ class Recorders:
 
     def submit(self, assignment, students=None):
         log = str(self.course / "logs" / f"autograde_{assignment}.log")
+        if assignment not in self.begun:  # here, before any process appends to it
+            self.begun.add(assignment)
+            open(log, "w").close()
         return self.executor.submit(record_grades, assignment, sorted(students) if students else None, log)
 
     def release(self, assignment):
