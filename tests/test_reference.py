@@ -357,3 +357,25 @@ def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_
         return report[0]
 
     assert probes09._judge_training(i, ref09.training_report(i, moments_not_stored))[0] == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_decode_steps_from_a_cache_are_the_full_forward_pass_and_the_probe_reads_the_cache_it_sends(seed):
+    """The KV cache's reference: the course's decode_step, one token at a time, gives the full forward pass's logits
+    (notebook 09's model_forward) from an empty cache and from the cache of a sequence's first tokens; the probe's
+    reference runs it from the cache the probe sends, which on fresh inputs no tokens make, so it is not the
+    full forward pass there (a step that ran the whole model again would not pass)."""
+    from grader.course.nb11_decoding import cases as cases11, mistakes as mistakes11, reference as ref11
+    from grader.course.nb11_decoding.probes import PROBES, _with_prefix
+    book = _with_prefix(cases11.kv_example(), None)
+    p, H = mistakes11.params_of(book), int(book["num_heads"])
+    full = ref11.logits_full(p, book["tokens"], H)
+    assert np.allclose(PROBES["test_decode_step"].reference(book)[0], full, rtol=0, atol=1e-10 * np.abs(full).max())
+    rng = np.random.default_rng(seed)
+    fresh = _with_prefix(cases11.fresh_kv(rng), rng)
+    p, H, start = mistakes11.params_of(fresh), int(fresh["num_heads"]), int(fresh["start"])
+    full = ref11.logits_full(p, fresh["tokens"], H)[:, start:]
+    from_tokens = ref11.logits_with_cache(ref11.decode_step, p, fresh["tokens"], H, start)  # the tokens' own caches
+    assert np.allclose(from_tokens, full, rtol=0, atol=1e-10 * np.abs(full).max())
+    sent = PROBES["test_decode_step"].reference(fresh)[0]
+    assert sent.shape == full.shape and not np.allclose(sent, full, rtol=0, atol=1e-6 * np.abs(full).max())

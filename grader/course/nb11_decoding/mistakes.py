@@ -180,8 +180,14 @@ def step_variant(append="once", position=0, mask=False):
     return step
 
 
+def caches_of(i):
+    """Each sequence's cache as the probe sends it: (K0[b], V0[b])."""
+    return list(zip(i["K0"], i["V0"]))
+
+
 def _with(step):
-    return lambda i: ref.logits_with_cache(step, params_of(i), i["tokens"], int(i["num_heads"]), int(i["start"]))
+    return lambda i: ref.logits_with_cache(step, params_of(i), i["tokens"], int(i["num_heads"]), int(i["start"]),
+                                           caches_of(i))
 
 
 DECODE_STEP = [

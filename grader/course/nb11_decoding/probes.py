@@ -6,7 +6,8 @@ reads the first token too, as a transformer reads every token; they report their
 from the
 case's seed. The KV cache's step is run as the notebook's logits_with_cache runs it: two sequences in turn, one
 token at a time, each step given only the new token and its sequence's cache; on fresh inputs each sequence's
-first tokens are already cached, by the grader, so the step must read the cache it is given.
+first positions are already cached, by the grader, with keys and values no tokens make, so the step must read the
+cache it is given.
 """
 import numpy as np
 
@@ -236,12 +237,17 @@ logits_all = np.array(rows, dtype=float)
 
 
 def _with_prefix(i, rng):
-    """The inputs with `start` and each sequence's cache of its first `start` tokens (K0, V0): none on the
-    notebook's example (the step builds the whole cache, as logits_with_cache does there), 2 to T - 2 on a fresh one."""
+    """The inputs with `start` and each sequence's cache of its first `start` positions (K0, V0): none on the
+    notebook's example (the step builds the whole cache, as logits_with_cache does there), 2 to T - 2 on a fresh
+    one: the keys and values of its first tokens, each moved by noise (scale 0.1), so that no tokens make them. A
+    step must attend to the cache it is given: one that finds the tokens behind a cache and runs the whole
+    model again, or recomputes a prefix it remembers, gives other logits."""
     T = np.shape(i["tokens"])[1]
     start = 0 if rng is None else int(rng.integers(2, T - 1))
     p, H = mistakes.params_of(i), int(i["num_heads"])
     caches = [ref.prefix_cache(p, row[:start], H) for row in i["tokens"]]
+    if rng is not None:
+        caches = [(K + 0.1 * rng.normal(size=K.shape), V + 0.1 * rng.normal(size=V.shape)) for K, V in caches]
     return dict(i, start=start, K0=[K for K, _ in caches], V0=[V for _, V in caches])
 
 
@@ -255,7 +261,8 @@ def _sizes_apart(i):
 
 def _kv_about(i):
     return (f"D={np.shape(i['params'][i['names'].index('W_q')])[0]}, {i['num_heads']} heads, two sequences of "
-            f"{np.shape(i['tokens'])[1]} tokens, the first {i['start']} of each cached by the grader")
+            f"{np.shape(i['tokens'])[1]} tokens, the first {i['start']} positions of each given as a cache of keys "
+            "and values no tokens make")
 
 
 PROBES = {
@@ -335,15 +342,18 @@ PROBES = {
         outputs=("logits_all",),
         cases=_cases(lambda: [(_with_prefix(cases.kv_example(), None), "")], "test_decode_step",
                      lambda rng: _with_prefix(cases.fresh_kv(rng), rng), _kv_about, _sizes_apart),
-        reference=lambda i: [ref.logits_full(mistakes.params_of(i), i["tokens"], int(i["num_heads"]))[:, int(i["start"]):]],
+        # the course's decode_step from the cache sent (on the notebook's example, none: the full forward pass's
+        # logits, tests/test_reference.py checks)
+        reference=lambda i: [ref.logits_with_cache(ref.decode_step, mistakes.params_of(i), i["tokens"],
+                                                   int(i["num_heads"]), int(i["start"]), mistakes.caches_of(i))],
         operations=("dot products", "bias"),
         mistakes=[type(m)(m.name, m.message, (lambda f: lambda i: [f(i)])(m.compute)) for m in mistakes.DECODE_STEP],
         steps=decode_steps,
         trace_call=("decode_step", 3),  # the call decode_steps describes: sequence 0's second new token
         precision=1e-10,
-        precision_hint=("the logits agree with the full forward pass only roughly: with the cache they should be "
-                        "the same numbers, to 1e-10 of the largest logit, computed in float64 from the same keys and "
-                        "values"),
+        precision_hint=("the logits agree only roughly with the right ones: from the cache it is given, a step "
+                        "should give the same numbers to 1e-10 of the largest logit, computed in float64 from the "
+                        "same keys and values"),
     ),
 }
 

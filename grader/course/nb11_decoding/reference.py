@@ -82,13 +82,16 @@ def decode_step(p, token, K_cache, V_cache, num_heads):
     return hf @ p["W_out"] + p["b_out"], K, V
 
 
-def logits_with_cache(step, p, tokens, num_heads, start=0):
+def logits_with_cache(step, p, tokens, num_heads, start=0, caches=None):
     """(B, T - start, V): the logits step gives at positions start .. T-1 of each sequence of tokens (B, T), the
     sequences fed in turn, one token at a time, each with its own cache: empty, or, from position `start`, the
-    keys and values of its first `start` tokens as the course's decode_step makes them (a cache the step did
-    not make itself, so a step that looks its prefix up, rather than reading the cache, cannot pass)."""
+    `caches` given ([(K, V)] a sequence), by default the keys and values of its first `start` tokens as the
+    course's decode_step makes them (a cache the step did not make itself, so a step that looks its prefix up,
+    rather than reading the cache, cannot pass)."""
     B, T = np.shape(tokens)
-    caches = [prefix_cache(p, tokens[b][:start], num_heads) for b in range(B)]
+    if caches is None:
+        caches = [prefix_cache(p, tokens[b][:start], num_heads) for b in range(B)]
+    caches = [(np.asarray(K, dtype=np.float64), np.asarray(V, dtype=np.float64)) for K, V in caches]
     out = np.zeros((B, T - start, p["W_out"].shape[1]))
     for t in range(start, T):
         for b in range(B):  # the sequences in turn: each step is given its own sequence's cache only
