@@ -488,6 +488,42 @@ def test_a_function_that_changes_the_dictionary_its_call_hands_it_is_caught(monk
         assert (protocol.CHANGED in v.message and "dictionary" in v.message) == (score == 2), v.message
 
 
+def test_a_dictionary_changed_by_a_helper_costs_marks_once_in_the_helpers_part(monkeypatch):
+    """A merge_pair that empties and refills the corpus it is given loses a third of its marks; learn_merges, right
+    and calling it, is judged with the course's helpers, which leave its corpus as it was: full marks, the change
+    said to be merge_pair's. A learn_merges that changes the corpus itself still loses its third."""
+    import nbformat
+    from nbgrader import utils
+    from grader.engine.build import SOURCE, answer_key
+    name = "10_byte_pair_encoding"
+    key = {c.metadata.nbgrader["grade_id"]: c.source for c in answer_key(nbformat.read(
+        str(SOURCE / name / f"{name}.ipynb"), as_version=4)).cells if utils.is_solution(c)}
+    probes = PROBES[name]
+    kernel = {"np": np}
+    for grade_id in ("count_pairs_def", "merge_pair_def", "learn_merges_def"):
+        exec(key[grade_id], kernel)
+    right_merge = kernel["merge_pair"]
+    exec("def merge_pair(corpus, pair):\n  merged = _right_merge(corpus, pair)\n  corpus.clear()\n"
+         "  corpus.update(merged)\n  return corpus\n", dict(kernel, _right_merge=right_merge), kernel)
+    kernel["_right_merge"] = right_merge
+    helpers = {part: _helper_verdict(probes[part], kernel, monkeypatch) for part in ("test_count_pairs", "test_merge_pair")}
+    assert helpers["test_count_pairs"][1].score == 2 and helpers["test_merge_pair"][1].mistake == protocol.CHANGED
+    uses = {"count_pairs": helpers["test_count_pairs"], "merge_pair": helpers["test_merge_pair"]}
+    learn = probes["test_learn_merges"]
+    cases, outputs, judge = run_with_helpers(learn, kernel, probes, monkeypatch)
+    assert verdict(learn, cases, outputs, 2, uses).mistake == protocol.CHANGED  # without a judgement: as it runs
+    v = verdict(learn, cases, outputs, 2, uses, judge)
+    assert v.score == 2 and v.finding == "helper" and "right once your merge_pair is fixed" in v.message, v.message
+    kernel["merge_pair"] = right_merge  # now learn_merges itself empties the corpus it was given, after its work
+    exec("_learn = learn_merges\ndef learn_merges(corpus, n):\n  out = _learn(corpus, n)\n  corpus.clear()\n"
+         "  return out\n", kernel)
+    helpers = {part: _helper_verdict(probes[part], kernel, monkeypatch) for part in ("test_count_pairs", "test_merge_pair")}
+    uses = {"count_pairs": helpers["test_count_pairs"], "merge_pair": helpers["test_merge_pair"]}
+    cases, outputs, judge = run_with_helpers(learn, kernel, probes, monkeypatch)
+    v = verdict(learn, cases, outputs, 2, uses, judge)
+    assert v.score == 1.33 and v.mistake == protocol.CHANGED and "corpus" in v.message, v.message
+
+
 def test_a_mistake_is_named_only_when_it_explains_every_case():
     """Right on some inputs where the mistake is wrong: not that mistake, whatever one wrong case shows."""
     cases = [Case("book", {"x": np.ones(2)}), Case("fresh", {"x": np.full(2, 2.0)}), Case("fresh", {"x": np.full(2, 3.0)})]
@@ -548,6 +584,18 @@ def test_the_placeholder_is_asked_after_only_when_the_part_is_wrong_on_every_cas
     assert "all zeros, and on the way your `e` holds inf" in text and "placeholder" not in text, text
 
 
+def test_the_log_or_the_exponential_of_the_right_answer_is_said_so():
+    """A softmax that returns its log (the log-sum-exp trick without the last np.exp), or an exponential too many."""
+    from grader.engine import diagnose
+    scores = np.random.default_rng(3).normal(size=(4, 3))
+    weights = np.exp(scores - scores.max(axis=0)) / np.exp(scores - scores.max(axis=0)).sum(axis=0)
+    assert diagnose.same_shape(np.log(weights), weights).startswith("it is the log of the right answer")
+    assert diagnose.same_shape(np.exp(scores), scores).startswith("it is the exponential of the right answer")
+    # not of right values all the same (log 1 = 0 is also "all zeros"), nor of a right answer with values <= 0
+    assert "log" not in str(diagnose.same_shape(np.zeros((2, 3)), np.ones((2, 3))))
+    assert "log" not in str(diagnose.same_shape(np.log(np.abs(scores)), scores))
+
+
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
     from grader.engine import diagnose
@@ -555,6 +603,9 @@ def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     params = [np.zeros((2, 2))] * 7
     assert "(7 is len(params): something done once per item" in diagnose.same_shape(7 * w, w, {"params": params, "X": w})
     assert "(5 is X.shape[1]: a scale applied twice" in diagnose.same_shape(5 * w, w, {"X": w})
+    # Divided by a size: most often a mean where the sum is due (a loop's outputs averaged, a batch's gradients)
+    assert "(0.2 = 1/5, and 5 is X.shape[1]: divided by it, a mean where a sum is due" in diagnose.same_shape(
+        w / 5, w, {"X": w})
     assert "(3 is a size of this input" in diagnose.same_shape(3 * w, w, {"X": w, "Y": np.zeros(3)})
     # A whole number is the square root of its square: "3 = sqrt(9)" where no input has a 9 would be a guess
     assert diagnose.same_shape(3 * w, w, {"X": np.zeros((2, 7))}) == "every entry is 3 times the right one"
@@ -853,7 +904,7 @@ def block_parameters(D, H, D_ff):
     assert "minus the MLP's biases (b1 and b2: D_ff + D)" in v.message, v.message
 
 
-def test_a_sum_of_known_values_is_said_only_when_every_wrong_case_shows_it(monkeypatch):
+def test_a_sum_of_known_values_is_said_only_when_every_wrong_case_shows_it_and_for_a_count_another_does(monkeypatch):
     """Each head's scores costed at full width: H T^2 D where T^2 D is due. On the book's case (H = 2) that is
     also the attention's count less the projections', by chance; the fresh inputs (other H) show it is H
     times the scores' count. The verdict says what holds on every case, not the sum one case allows."""
@@ -873,10 +924,29 @@ def block_flops(D, H, T, D_ff):
     v = verdict(probe, cases, outputs, 1)
     assert v.score == 0 and v.finding == "step" and chance not in v.message, v.message
     assert "your `scores` is" in v.message and "times the right one" in v.message and "is the input H" in v.message
-    # On the book's case alone the sum holds, and is said: that is what the other cases rule out
+    # On the book's case alone the sum holds, and is not said either: a count's tie on one case, with no other
+    # case to show the same, may be chance (round 8's block_flops that takes D_ff as 4 D was told such a sum)
     results = outputs[0]["data"][protocol.MIME]["results"]
     alone = [dict(outputs[0], data={protocol.MIME: dict(outputs[0]["data"][protocol.MIME], results=results[:1])})]
-    assert chance in verdict(probe, cases[:1], alone, 1).message
+    assert chance not in verdict(probe, cases[:1], alone, 1).message
+
+
+def test_which_inputs_a_result_is_wrong_on_is_said_when_nothing_ties_it_to_a_step(monkeypatch):
+    """A layer_norm whose default eps is 1e-6: its result is the first wrong step, tied to nothing; it is wrong
+    exactly where eps is left to its default (as transformer_block calls it), which the verdict says."""
+    probe = PROBES["08_transformer_block"]["test_layer_norm"]
+    student = """
+def layer_norm(x, gamma, beta, eps=1e-6):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+"""
+    space = {"np": np}
+    exec(compile("import numpy as np\n" + student, "<a student's cell>", "exec"), space)
+    cases, outputs = run_probe(probe, space, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert 0 < v.score < 2 and v.finding == "step", v.message
+    assert "those where eps is left to its default" in v.message and "right on those where eps=1e-3" in v.message
 
 
 @pytest.mark.parametrize("notebook, part, student, said", [

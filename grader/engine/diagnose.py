@@ -109,6 +109,8 @@ def _factor_words(c, inputs):
                     said = f"{c:.4g} = {words}, and {said}"
                 if words == f"{size}" and said.startswith(f"{size} is len("):
                     return f" ({said}: something done once per item, where it is due once?)"
+                if words == f"1/{size}":  # divided by a size: most often a mean taken where the sum is due
+                    return f" ({said}: divided by it, a mean where a sum is due, or a scale by the wrong size?)"
                 return f" ({said}: a scale applied twice, or by the wrong size?)"
     # Two sizes' ratio, or its square root: divided by sqrt(N), the tokens, where sqrt(D_q) is due. Said only when
     # one pair of sizes fits: 2/3 is also 4/6 when the input has all four
@@ -423,6 +425,14 @@ def same_shape(got, want, inputs=None, names=()):
         return "it is the right answer with 0 and 1 swapped (True and False): 0 wherever 1 is due, and 1 wherever 0 is"
     if g.ndim >= 2 and g.shape[-1] == g.shape[-2] and _close(np.swapaxes(g, -1, -2), w):
         return f"it is the transpose of the right answer ({axes[-2]} and {axes[-1]} swapped)"
+    # The log of the right answer, or its exponential: an exp left out (a log-softmax returned for the softmax),
+    # or one too many. Only where the right values differ, and, for the log, are all positive.
+    if g.size > 1 and np.ptp(w) > 0:
+        with np.errstate(all="ignore"):
+            if np.all(w > 0) and np.all(np.isfinite(g)) and _close(g, np.log(w)):
+                return "it is the log of the right answer, entry by entry: is an np.exp left out at the end?"
+            if np.all(np.abs(w) < 700) and _close(g, np.exp(w)):
+                return "it is the exponential of the right answer: an np.exp too many, or an np.log left out?"
     norm = float(np.vdot(w, w))
     if norm > 0:
         c = float(np.vdot(g, w)) / norm

@@ -732,10 +732,14 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
 
     got, reasons, changed, traces = _read(probe, cases, results)
     with_reference = None
-    if judge is not None and not all(why is None for why in reasons) and not _own_mistake(
-            probe, cases, got, reasons, helpers):
+    # Right results with an argument changed in place, from a part whose helper lost marks: the helper may have
+    # changed it (learn_merges handing its corpus to a merge_pair that empties and refills it), so the part is
+    # judged with the course's helpers too, and the change costs marks once, in the part that makes it
+    right = all(why is None for why in reasons)
+    changed_by_helper = right and any(changed) and any(h and h[1].score < h[1].points for h in (helpers or {}).values())
+    if judge is not None and (not right or changed_by_helper) and not _own_mistake(probe, cases, got, reasons, helpers):
         with_reference = _with_reference(judge, cases)
-    if all(why is None for why in reasons) or with_reference is None:
+    if right and not changed_by_helper or with_reference is None:
         return _marked(probe, cases, got, reasons, changed, points, traces)
 
     # The part is wrong as the student's notebook runs it. Is it right with the course's helpers?
@@ -949,6 +953,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     step, certain, *whole = _step_finding(probe, cases, got, reasons, traces)
     if certain:
         from .steps import BARE
+        # The result itself is the first wrong step, and nothing ties it to another: which inputs it is wrong on,
+        # when a property of theirs says so exactly, says more than what the result shows on one of them
+        traits = _trait_finding(cases, got, reasons) if certain == BARE else None
+        if traits:
+            return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(traits)}",
+                           finding="step")
         text, kind = _finding(probe, cases, got, reasons, traces) if certain == BARE else ("", "")
         said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
@@ -1259,10 +1269,16 @@ def _step_finding(probe, cases, got, reasons, traces):
     uncertain = None
     for n in range(len(wrong)):
         said, described = first_wrong(n)
-        if said and isinstance(said[1], steps.Known) and (not described or any(
-                told and (other or (None, None))[1] != said[1]
-                for other, told in (first_wrong(k) for k in range(len(wrong)) if k != n))):
-            continue  # a sum of known values on this case alone: chance, not the student's computation
+        # A sum of known values is said only when no other wrong case the steps describe ties other words, and,
+        # for a few numbers (a count), when one does tie the same: on one case alone it may be chance, not the
+        # student's computation (08's block_flops counting the MLP as 4 D wide: with D_ff = 3 D that is also the
+        # projections' count put in for the MLP's)
+        others = [(other or (None, None))[1] for other, told in (first_wrong(k) for k in range(len(wrong)) if k != n)
+                  if told]
+        few = said and isinstance(said[1], steps.Known) and np.size(said[1].array) < steps.ENTRIES
+        if said and isinstance(said[1], steps.Known) and (not described or any(o != said[1] for o in others)
+                                                          or few and not others):
+            continue  # chance, not the student's computation
         if said and said[1]:
             return said
         uncertain = uncertain or (said[0] if said else None)

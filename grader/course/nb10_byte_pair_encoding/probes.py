@@ -197,8 +197,8 @@ PROBES = {
     ),
     "test_learn_merges": Probe(
         what="learn_merges",
-        call=f"[{NP}.array([ord(ch) for ch in a] + [-1] + [ord(ch) for ch in b], dtype=float) "
-             f"for a, b in learn_merges({CORPUS}, num_merges)]",
+        call=f"(lambda c: [{NP}.array([ord(ch) for ch in a] + [-1] + [ord(ch) for ch in b], dtype=float) "
+             f"for a, b in learn_merges({HANDED}, num_merges)])({CORPUS})",
         cases=_learn_cases,
         reference=lambda i: ref.merge_codes(ref.learn_merges(_corpus(i), int(i["num_merges"]))),
         reference_with=lambda i, helpers: ref.merge_codes(
@@ -206,6 +206,7 @@ PROBES = {
         mistakes=mistakes.LEARN_MERGES,
         readings=(readings.learned,),  # the numbers read back as what the code made
         uses={"count_pairs": "test_count_pairs", "merge_pair": "test_merge_pair"},
+        handed={"corpus": _corpus},
     ),
     "test_encode": Probe(
         what="encode",
