@@ -603,8 +603,8 @@ def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     params = [np.zeros((2, 2))] * 7
     assert "(7 is len(params): something done once per item" in diagnose.same_shape(7 * w, w, {"params": params, "X": w})
     assert "(5 is X.shape[1]: a scale applied twice" in diagnose.same_shape(5 * w, w, {"X": w})
-    # Divided by a size: most often a mean where the sum is due (a loop's outputs averaged, a batch's gradients)
-    assert "(0.2 = 1/5, and 5 is X.shape[1]: divided by it, a mean where a sum is due" in diagnose.same_shape(
+    # Divided by a size (a loop's outputs averaged, a batch's gradients): said as that, not as a scale applied twice
+    assert "(0.2 = 1/5, and 5 is X.shape[1]: divided by 5 where it should not be?)" in diagnose.same_shape(
         w / 5, w, {"X": w})
     assert "(3 is a size of this input" in diagnose.same_shape(3 * w, w, {"X": w, "Y": np.zeros(3)})
     # A whole number is the square root of its square: "3 = sqrt(9)" where no input has a 9 would be a guess

@@ -109,8 +109,8 @@ def _factor_words(c, inputs):
                     said = f"{c:.4g} = {words}, and {said}"
                 if words == f"{size}" and said.startswith(f"{size} is len("):
                     return f" ({said}: something done once per item, where it is due once?)"
-                if words == f"1/{size}":  # divided by a size: most often a mean taken where the sum is due
-                    return f" ({said}: divided by it, a mean where a sum is due, or a scale by the wrong size?)"
+                if words == f"1/{size}":  # divided by a size (a mean where the sum is due, a wrong scale): said as that
+                    return f" ({said}: divided by {size} where it should not be?)"
                 return f" ({said}: a scale applied twice, or by the wrong size?)"
     # Two sizes' ratio, or its square root: divided by sqrt(N), the tokens, where sqrt(D_q) is due. Said only when
     # one pair of sizes fits: 2/3 is also 4/6 when the input has all four
