@@ -524,6 +524,25 @@ def test_a_dictionary_changed_by_a_helper_costs_marks_once_in_the_helpers_part(m
     assert v.score == 1.33 and v.mistake == protocol.CHANGED and "corpus" in v.message, v.message
 
 
+def test_a_call_past_its_cases_budget_is_stopped_in_the_kernel_and_earns_nothing(monkeypatch):
+    """A case with a budget (Case.budget: a layer of realistic size, which right code does in milliseconds): a call
+    past it is stopped where it runs, and the part earns nothing, however right its other results; a quick one is
+    marked as ever, and no timer is left behind in the kernel."""
+    import signal
+    probe = Probe(what="f", call="f(x)", reference=lambda i: 2 * i["x"], budget_hint="Write it another way.",
+                  cases=lambda rng: [Case("book", {"x": np.ones(3)}), Case("fresh", {"x": np.arange(4.0)}),
+                                     Case("fresh", {"x": np.arange(50.0)}, about="a large one", budget=0.5)])
+    kernel = {"np": np}
+    for source, score in (("def f(x):\n  return 2 * x\n", 3),
+                          ("import time\ndef f(x):\n  time.sleep(3 if x.size > 10 else 0)\n  return 2 * x\n", 0)):
+        exec(source, kernel)
+        v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+        assert v.score == score, (source, v.message)
+        assert (v.finding == "budget") == (score == 0), v.message
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert "On fresh input (a large one), the call was stopped after 0.5 s" in v.message and "another way" in v.message
+
+
 def test_a_mistake_is_named_only_when_it_explains_every_case():
     """Right on some inputs where the mistake is wrong: not that mistake, whatever one wrong case shows."""
     cases = [Case("book", {"x": np.ones(2)}), Case("fresh", {"x": np.full(2, 2.0)}), Case("fresh", {"x": np.full(2, 3.0)})]

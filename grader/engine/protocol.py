@@ -64,6 +64,11 @@ class Case:
     # part is wrong on exactly the cases that have a trait declared on every case (or exactly those that
     # lack it), or its yes/no answers are exactly a trait, the verdict says so (`_trait_finding`).
     traits: dict = field(default_factory=dict)
+    # Seconds the call may run on these inputs (0: no limit but the cell's): for a case the right code does in
+    # milliseconds and a method of another order cannot finish (07's backward pass on a model of realistic size,
+    # where derivatives taken numerically need a forward pass for each of ~10^5 entries). Past it the call is
+    # stopped in the kernel, and the part earns nothing (`_marked`).
+    budget: float = 0
 
     def everything(self):
         """The inputs sent to the kernel and those the grader kept."""
@@ -182,6 +187,8 @@ class Probe:
     # and computed in float64 agrees to about 1e-15; central differences, at any step, reach 1e-11 at best.
     precision: float = 0.0
     precision_hint: str = ""
+    # What to do when a case's call is stopped at its budget (Case.budget): said after the fact.
+    budget_hint: str = ""
     # The operations the part's code has, among diagnose.OPERATIONS ("dot products", "mask", "bias", "loop"): a
     # finding whose likely cause names another says what the result shows and no more. None: not declared.
     operations: tuple = None
@@ -280,9 +287,12 @@ def decode_result(obj, depth=0):
 
 _KERNEL_SIDE = r'''
 def __course_probe(request):
-    import base64, builtins, contextlib, io, json, sys, warnings
+    import base64, builtins, contextlib, io, json, signal, sys, warnings
     import numpy
     from IPython.display import display
+
+    class OverBudget(Exception):
+        """A call stopped at its case's budget (Case.budget)."""
 
     def decode(obj):
         if "list" in obj:
@@ -386,15 +396,23 @@ def __course_probe(request):
                     pass
         return kept, profile
 
-    def run(case, swap):
+    def over_budget(signum, frame):
+        raise OverBudget("stopped at its time budget")
+
+    def run(case, swap, budget=0.0):
         inputs = {name: decode(v) for name, v in case.items()}
         arrays = [n for n, v in inputs.items() if isinstance(v, numpy.ndarray)]
         held = {}  # a list or dictionary the call makes and hands to the student's function, by its name (`held`)
         saved = {}
         space = {"np": numpy, "__builtins__": builtins}
-        kept, profile = traced(space) if request["trace"] else ([], None)
+        # (a case with a budget is not traced: its arrays are larger than the trace keeps, and a trace slows the
+        # call it times)
+        kept, profile = traced(space) if request["trace"] and not budget else ([], None)
         before = sys.getprofile()
         try:
+            if budget:  # the case's seconds (Case.budget): the call is stopped past them
+                signal.signal(signal.SIGALRM, over_budget)
+                signal.setitimer(signal.ITIMER_REAL, budget)
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -425,6 +443,9 @@ def __course_probe(request):
         except (Exception, SystemExit) as e:
             return {"ok": False, "error": (type(e).__name__ + ": " + str(e))[:300]}
         finally:
+            if budget:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL)
             sys.setprofile(before)
             for name, old in saved.items():
                 if old is absent:
@@ -433,7 +454,7 @@ def __course_probe(request):
                     kernel[name] = old
 
     if not request["swap"]:
-        report = {"results": [run(case, {}) for case in request["cases"]]}
+        report = {"results": [run(case, {}, b) for case, b in zip(request["cases"], request["budgets"])]}
     else:  # a judgement kernel, forked for this alone and thrown away after (see `verdict`'s judge)
         try:
             swap = {}
@@ -443,7 +464,8 @@ def __course_probe(request):
                 swap[name] = space[name]
         except Exception:
             swap = None  # the course's helper cannot be made here: the part is marked as the notebook runs it
-        report = {"with_reference": [run(case, swap) for case in request["cases"]] if swap else None}
+        report = {"with_reference": [run(case, swap, b) for case, b in zip(request["cases"], request["budgets"])]
+                  if swap else None}
     display({"%(mime)s": report}, raw=True)
     if request["shown"]:
         # The cell's visible check, after the report, its output dropped (the verdict replaces the cell's
@@ -483,6 +505,7 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         "trace": _traced(probe, cases),
         "trace_call": list(probe.trace_call) or None,
         "cases": [{name: encode(v) for name, v in c.inputs.items()} for c in cases],
+        "budgets": [float(c.budget) for c in cases],
     }
     return (
         PROBE_HEADER +
@@ -624,6 +647,7 @@ def _trace(entries):
 
 
 IMPRECISE = "close, but only to"
+OVER_BUDGET = "raised OverBudget"  # a case's call stopped in the kernel at its budget (Case.budget)
 
 
 def _imprecise(got, want, precision):
@@ -936,6 +960,13 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(points, points, f"{what}: right on the book's case and on "
                                        f"{sum(c.label == 'fresh' for c in cases)} fresh inputs")
     wrong = [why for why in reasons if why is not None]
+    over = [c for c, why in zip(cases, reasons) if why is not None and why.startswith(OVER_BUDGET)]
+    if over:
+        # Right code does these inputs in milliseconds: code that cannot finish them is another method, whatever
+        # it gives on small inputs (derivatives taken numerically, exact to rounding by complex steps): nothing
+        return Verdict(0.0, points, f"{what}: {_summary(cases, reasons)}. On {_where(over[0])}, the call was "
+                                    f"stopped after {over[0].budget:g} s, where the course's takes a small fraction "
+                                    f"of a second. {probe.budget_hint}".rstrip(), finding="budget")
     if probe.precision and all(why.startswith(IMPRECISE) for why in wrong):
         # Right to the course's tolerance everywhere, but not to the precision the part asks for.
         worst = max(wrong, key=lambda why: float(why.split()[len(IMPRECISE.split())]))
@@ -956,10 +987,11 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         # The result itself is the first wrong step, and nothing ties it to another: which inputs it is wrong on,
         # when a property of theirs says so exactly, says more than what the result shows on one of them
         traits = _trait_finding(cases, got, reasons) if certain == BARE else None
-        if traits:
-            return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(traits)}",
-                           finding="step")
         text, kind = _finding(probe, cases, got, reasons, traces) if certain == BARE else ("", "")
+        if traits:  # and what the result shows, when it shows something
+            shown = f" {_sentence(text)}" if kind == "structural" and text else ""
+            return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(traits)}{shown}",
+                           finding="step")
         said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
     text, kind = _finding(probe, cases, got, reasons, traces)

@@ -124,10 +124,24 @@ def _mha_about(i):
     return f"x {(B, T, D)}, {i['num_heads']} heads"
 
 
+# A layer of realistic size, last: a backward pass takes milliseconds on it (the course's, about 5 ms here), and
+# any derivative taken numerically needs a forward pass for each of its ~74,000 inputs and weights (minutes, or,
+# all at once, gigabytes). Past LARGE_BUDGET seconds its call is stopped and the part earns nothing: finite
+# differences are caught by their precision already, derivatives by complex steps are exact to rounding and are
+# not (round 8's attempts to game the grader).
+LARGE_SIZES = dict(B=2, T=32, H=4, d=32)
+LARGE_BUDGET = 5.0
+BUDGET_HINT = ("A backward pass costs about what its forward pass costs; one forward pass for each entry of the "
+               "inputs, as derivatives taken numerically need, cannot finish on a layer of this size: write the "
+               "backward pass itself, as the notebook derives it.")
+
+
 def _mha_cases(rng):
     book = cases.book_07_mha()
     fresh = [cases.fresh_07_mha(rng) for _ in range(N_FRESH)]
-    return [Case("book", book, about=_mha_about(book))] + [Case("fresh", i, about=_mha_about(i)) for i in fresh]
+    large = cases.mha_07(rng, **LARGE_SIZES)
+    return [Case("book", book, about=_mha_about(book))] + [Case("fresh", i, about=_mha_about(i)) for i in fresh] + \
+        [Case("fresh", large, about=_mha_about(large) + ", a layer of realistic size", budget=LARGE_BUDGET)]
 
 
 def mha_results(i):
@@ -189,6 +203,7 @@ PROBES = {
         reference=mha_results,
         steps=lambda i: shared_steps.mha_backward_rows(i["x"], cases.mha_params_07(i), i["num_heads"], i["dout"]),
         mistakes=mistakes.MHA_BACKWARD,
+        budget_hint=BUDGET_HINT,
         **BACKWARD,
     ),
 }
