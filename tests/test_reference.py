@@ -331,14 +331,15 @@ def test_central_differences_at_any_step_fall_short_of_the_precision_07_asks_for
 
 def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_trained():
     """Notebook 09's last part (issue 25): the probe trains a new model with the student's train_step; a model
-    is judged only when the last step is one the grader can account for: right, or a mistake train_step's part
-    names (so a mistake that still trains keeps the marks). A pasted model, or no step at all, is not."""
+    is judged only when its first step and its last are ones the grader can account for: right, or a mistake
+    train_step's part names (so a mistake that still trains keeps the marks). A pasted model, no step at all, or
+    a train_step that trains another way at first (round 8's private Adam), is not."""
     from grader.course.nb09_tiny_transformer import mistakes as mistakes09, probes as probes09
     case = probes09.PROBES["test_trained_model"].cases(np.random.default_rng(4))[0]
     i = case.everything()
     assert "tokens" not in case.inputs  # the sequences the model is judged on never reach the kernel
     zeros = [np.zeros_like(a) for a in i["init"]]
-    untouched = [list(i["init"]), list(i["init"]), zeros, zeros, 199, 200]
+    untouched = [list(i["init"]), list(i["init"]), zeros, zeros, 199, 200, list(i["init"])]
     assert probes09._judge_training(i, untouched) == (0.0, probes09._judge_training(i, untouched)[1])
     assert "not trained" in probes09._judge_training(i, untouched)[1]
     pasted = [ref09.trained_parameters()] + untouched[1:]  # a good model, but not one step away from where it was
@@ -357,6 +358,18 @@ def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_
         return report[0]
 
     assert probes09._judge_training(i, ref09.training_report(i, moments_not_stored))[0] == 1.0
+    assert probes09._judge_training(i, ref09.training_report(i))[0] == 1.0
+
+    calls = []
+
+    def trains_otherwise_first(params, state, tokens, targets, weights, lr, num_heads):
+        calls.append(1)
+        if len(calls) == 1:  # another way of training at first (here two steps on its first batch), right after
+            ref09.train_step(params, state, tokens, targets, weights, lr, num_heads)
+        return ref09.train_step(params, state, tokens, targets, weights, lr, num_heads)
+
+    share, said = probes09._judge_training(i, ref09.training_report(i, trains_otherwise_first))
+    assert share == 0.0 and "the first step your train_step took (step 1" in said, said
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -61,8 +61,10 @@ TRAIN_STEP_OUTPUTS = (("loss", "adam_state['t']") + tuple(f"params[{n!r}]" for n
 
 # The model the trained-model part judges: trained again under the probe with the student's train_step (as
 # the notebook's training cell does), from a start and on batches the grader drew now, so that no model
-# pasted or trained elsewhere is judged. The state before each step is kept: the grader checks that the last
-# step is one it can account for (see _judge_training).
+# pasted or trained elsewhere is judged. The state before each step is kept, and the parameters after the first:
+# the grader checks that the first step and the last are ones it can account for (see _judge_training), so that
+# a train_step that trains some other way until late in the run (round 8's attempt: a private Adam for the
+# first 150 calls) is not judged by a last step that looks like a named mistake.
 TRAINING_PROGRAM = """\
 import time
 params = {n: np.array(a, dtype=float) for n, a in zip(names, init)}
@@ -78,6 +80,8 @@ while steps_done < steps:
     before_t = int(adam_state["t"])
     train_step(params, adam_state, tokens, targets, weights, lr, num_heads)
     steps_done += 1
+    if steps_done == 1:
+        first_params = [np.array(params[n], dtype=float) for n in names]
     if time.perf_counter() - start > time_limit:
         break
 trained = [params[n] for n in names]
@@ -90,18 +94,33 @@ def _trained_cases(rng):
                                       "sequences", kept=kept)]
 
 
+def _accounted(state, got, names):
+    """Whether the parameters `got` after one step from `state` are a right step of training or one a mistake
+    train_step's part names makes."""
+    for step in [ref.train_step_result] + [m.compute for m in mistakes.TRAIN_STEP_09]:
+        try:
+            with np.errstate(all="ignore"):
+                after = step(state)[2:2 + names]
+        except Exception:  # a mistake that cannot be made from this state
+            continue
+        if all(_same(a, b) for a, b in zip(got, after)):
+            return True
+    return False
+
+
 def _judge_training(i, report):
     """(share, what to say) for the probe's report of the training: the last step must be one the grader can
     account for (a right step of training, or a mistake train_step's part names: the student's own training,
     right or not), then the trained model is judged by its accuracy (reference.judge_trained)."""
-    if not isinstance(report, list) or len(report) != 6 or not all(isinstance(r, list) for r in report[:4]):
+    if not isinstance(report, list) or len(report) != 7 or not all(isinstance(r, list) for r in report[:4] + report[6:]):
         return 0.0, "the probe's report of the training is malformed"
-    trained, before_params, before_m, before_v, before_t, steps_done = report
+    trained, before_params, before_m, before_v, before_t, steps_done, first_params = report
     why = ref.unusable(trained)
     if why:
         return 0.0, why
     steps_done = int(np.asarray(steps_done).item())
-    if steps_done < 1 or any(len(r) != len(i["names"]) for r in (before_params, before_m, before_v)):
+    names = len(i["names"])
+    if steps_done < 1 or any(len(r) != names for r in (before_params, before_m, before_v, first_params)):
         return 0.0, "the probe's report of the training is malformed"
     tokens, targets, weights = ref.last_batch(i, steps_done)
     before = dict(names=i["names"], params=before_params, m=before_m, v=before_v, t=int(np.asarray(before_t).item()),
@@ -109,19 +128,16 @@ def _judge_training(i, report):
     if all(np.array_equal(a, b) for a, b in zip(trained, before_params)):
         return 0.0, ("not trained: the last step your train_step took left the parameters as they were; section 4 "
                      "says what one step of training does")
-    names = len(i["names"])
-    for step in [ref.train_step_result] + [m.compute for m in mistakes.TRAIN_STEP_09]:
-        try:
-            with np.errstate(all="ignore"):
-                after = step(before)[2:2 + names]
-        except Exception:  # a mistake that cannot be made from this state
-            continue
-        if all(_same(a, b) for a, b in zip(trained, after)):
-            break
-    else:
-        return 0.0, (f"not judged: the last step your train_step took (step {steps_done}, from a fresh start with "
-                     "the notebook's sizes) is not a step of training the grader can account for, so the model "
-                     "cannot be told from one made another way. train_step's part says what to fix")
+    # The first step, from the start the grader drew (so known here), and the last, from the state kept before it
+    tokens, targets, weights = ref.last_batch(i, 1)
+    start = dict(names=i["names"], params=i["init"], m=[np.zeros_like(a) for a in i["init"]],
+                 v=[np.zeros_like(a) for a in i["init"]], t=0, tokens=tokens, targets=targets, weights=weights,
+                 lr=i["lr"], num_heads=i["num_heads"])
+    for which, (state, got, n) in (("first", (start, first_params, 1)), ("last", (before, trained, steps_done))):
+        if not _accounted(state, got, names):
+            return 0.0, (f"not judged: the {which} step your train_step took (step {n}, from a fresh start with the "
+                         "notebook's sizes) is not a step of training the grader can account for, so the model "
+                         "cannot be told from one made another way. train_step's part says what to fix")
     share, said = ref.judge_trained(i, trained)
     if steps_done < i["steps"] and share < 1:
         said += (f" (training stopped after {steps_done} of {i['steps']} steps: past the time limit of "
@@ -166,7 +182,7 @@ PROBES = {
         what="the trained model",
         program=TRAINING_PROGRAM,
         from_kernel=("train_step", "reversal_batch"),
-        outputs=("trained", "before_params", "before_m", "before_v", "before_t", "steps_done"),
+        outputs=("trained", "before_params", "before_m", "before_v", "before_t", "steps_done", "first_params"),
         cases=_trained_cases,
         reference=ref.training_report,
         judge=_judge_training,
