@@ -9,7 +9,7 @@ import numpy as np
 
 from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
-from ...engine.protocol import Case, Probe, held, kernel_source
+from ...engine.protocol import Case, Probe, Trait, held, kernel_source
 
 N_FRESH = 3
 NP = "__import__('numpy')"
@@ -148,8 +148,25 @@ def _encode_draw(rng):
     return inputs, f"{n} merges, a text of {len(inputs['text'])} characters"
 
 
+# The last case encodes the first fresh text again, with fewer of its merges: an encode that keeps something from
+# one call to the next (segmentations memoised by word in a default argument, a global) gives the earlier call's
+# answer there, and the verdict says which input it is wrong on (round 8)
+AGAIN = Trait("the text is one an earlier call encoded, now with fewer merges", "the text is new to the calls before",
+              note="each call's ids depend on its own text and merges alone")
+
+
 def _encode_cases(rng):
-    return [Case("book", text_examples()[0])] + _fresh(rng, PROBES["test_encode"], _encode_draw)
+    fresh = _fresh(rng, PROBES["test_encode"], _encode_draw)
+    first = fresh[0].inputs
+    encoded = lambda i: ref.encode(i["text"], mistakes.merges_of(i), mistakes.vocab_of(i))  # noqa: E731
+    for k in range(len(first["merges"]) // 2, -1, -1):  # as many as give other ids (none do, at worst)
+        again = dict(first, merges=first["merges"][:k])
+        if encoded(again) != encoded(first):
+            break
+    return [Case("book", text_examples()[0], traits={AGAIN: False})] + \
+        [Case("fresh", c.inputs, about=c.about, traits={AGAIN: False}) for c in fresh] + \
+        [Case("fresh", again, about=f"the first fresh text again, with its first {k} merges only",
+              traits={AGAIN: True})]
 
 
 def _decode_draw(rng):
