@@ -108,3 +108,17 @@ def test_a_decoder_that_writes_into_the_models_logits_is_stopped_and_told():
         else:
             raise AssertionError(f"a write into the model's logits went unseen on {case.label}")
         assert said and "it writes into an array that may not be changed" in said, said
+
+
+def test_a_beam_longer_than_the_search_can_make_is_said_so_and_not_blamed_on_a_finished_beam():
+    """Round 8: candidates made by appending to their beam's own list share it, and the sequence grows far past
+    the prompt and n_new, the end token inside it. That is no finished beam extended (which keeps to n_new
+    tokens): the verdict says the length, and prints a long sequence cut short."""
+    i = _fresh(BEAM)[0].inputs
+    prompt, n_new, end = [int(t) for t in i["prompt"]], int(i["n_new"]), int(i["end"])
+    grown = np.array(prompt + ([end] + list(range(1, 12))) * 8, dtype=float)  # far more than n_new new tokens
+    said = readings.beam_path(i, [grown, BEAM.reference(i)[1]])
+    assert f"has {len(grown) - len(prompt)} new tokens, where the search runs {n_new} steps" in said, said
+    assert "finished beam" not in said and "ids + [token]" in said
+    long_one = readings._ids(range(100))
+    assert long_one.endswith("... and 88 more]") and long_one.count(",") == 12

@@ -185,7 +185,8 @@ def _one_step(p, token, K_cache, V_cache, H):
     x1 = _v("first residual sum", x + heads @ p["W_o"] + p["b_o"])  # (D,)
     h2 = _v("second LayerNorm", tiny.layer_norm_forward(x1, p["gamma2"], p["beta2"])[0])
     m = _v("MLP output", tiny.mlp_forward(h2, p["W1"], p["b1"], p["W2"], p["b2"])[0])
-    hf = _v("final LayerNorm", tiny.layer_norm_forward(x1 + m, p["gamma_f"], p["beta_f"])[0])
+    x2 = _v("second residual sum", x1 + m)  # the block's output
+    hf = _v("final LayerNorm", tiny.layer_norm_forward(x2, p["gamma_f"], p["beta_f"])[0])
     logits = _v("new logits", hf @ p["W_out"] + p["b_out"])  # (V,)
     f, hd = ("features",), ("heads", "", "features")
     lookups = (("pos_emb", p["pos_emb"], t, "t, the number of tokens cached", p["tok_emb"][token]),
@@ -211,8 +212,9 @@ def _one_step(p, token, K_cache, V_cache, H):
                   ("new token's input", "heads side by side")),
              Step("second LayerNorm", "LayerNorm 2 of the first residual sum", h2, f),
              Step("MLP output", "the MLP of the second LayerNorm", m, f),
-             Step("final LayerNorm", "the final LayerNorm of the first residual sum + the MLP output", hf, f,
+             Step("second residual sum", "the first residual sum + the MLP output", x2, f,
                   ("first residual sum", "MLP output")),
+             Step("final LayerNorm", "the final LayerNorm of the second residual sum", hf, f),
              Step("new logits", "the final LayerNorm @ W_out + b_out", logits, ("logits",))]
     return steps, logits, K, V
 

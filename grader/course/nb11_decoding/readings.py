@@ -13,8 +13,12 @@ OUTPUTS = ("without length normalisation", "with length normalisation")
 ROUNDING = 1e-9  # logits this close are one logit: 0.1 + 0.6 and 0.3 + 0.4 differ in their last bits
 
 
-def _ids(ids):
-    return "[" + ", ".join(str(int(t)) for t in ids) + "]"
+def _ids(ids, shown=12):
+    """The ids as a list, the first `shown` of a longer one and how many more (a verdict never prints a whole
+    long result)."""
+    ids = [int(t) for t in ids]
+    more = f", ... and {len(ids) - shown} more" if len(ids) > shown else ""
+    return "[" + ", ".join(str(t) for t in ids[:shown]) + more + "]"
 
 
 def _score(ids, total, n_prompt, norm):
@@ -37,11 +41,14 @@ def beam_path(inputs, value):
         if got[:len(prompt)] != prompt:
             return f"{said}: your sequence {_ids(got)} does not start with the prompt {_ids(prompt)}"
         new = got[len(prompt):]
+        n_new = int(inputs["n_new"])
+        if len(new) > n_new:  # (more than any beam can hold, finished or not: no finished beam's doing)
+            return (f"{said}: your sequence has {len(new)} new tokens, where the search runs {n_new} steps, each "
+                    "adding one token to a beam (each candidate needs a list of its own: ids + [token])")
         done = new.index(end) + 1 if end in new else len(new)  # new tokens up to and with the end token
         if done < len(new):
             return f"{said}: your sequence {_ids(got)} goes on after the end token {end}: a finished beam stays as it is"
-        n_new = int(inputs["n_new"])
-        if len(new) > n_new or (len(new) < n_new and end not in new):
+        if len(new) < n_new and end not in new:
             return (f"{said}: your sequence has {len(new)} new tokens, where the search runs {n_new} steps and "
                     "only a beam that has produced the end token stops early")
         for step, ranked in enumerate(history, 1):
