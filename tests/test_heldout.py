@@ -46,7 +46,8 @@ def _attacked(entry):
     """The parts that mark the attacked cell: its own (a cell part), or those that call what the cell defines."""
     names = {n.name for n in ast.parse(entry.source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     return {g for g, p in PROBES[entry.assignment].items()
-            if p.cell == entry.cell or any(re.search(rf"\b{n}\(", p.call or "") for n in names)}
+            if p.cell == entry.cell or any(re.search(rf"\b{n}\(", (p.call or "") + (p.program or "")) or
+                                           n in p.from_kernel for n in names)}
 
 
 def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(tmp_path, monkeypatch):
@@ -64,11 +65,8 @@ def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(
     assert sorted(unearned) == sorted(EARNING), unearned
 
 
-# What the attempts earn today, judged by hand in tests/heldout/judged.md ("Round 8's attempts"): an attempt to mark
-# here is one that beats the grader, so the test fails when another attempt earns anything, and when one of these
-# earns less (then take it off this list). t07 computes every gradient by complex-step differentiation of a private
-# copy of the forward pass: exact to rounding, so the precision that tells finite differences apart cannot see it.
-# t03's trick (reading f's source) fails in grading; the part's 2 of 4 are what its fallback earns, a check of one
-# swap of two columns, which the notebook's own marking gives half of (a checker that tries some permutations only).
-EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0),
-           ("t07_mha_backward_complex_step_private_forward", "test_mha_backward", 3.0)]
+# What the attempts earn today, judged by hand in tests/heldout/judged.md ("Round 8's attempts"): the test fails when
+# another attempt earns anything, and when one of these earns less (then take it off this list). t03's trick
+# (reading f's source) fails in grading; the part's 2 of 4 are what its fallback earns, a check of one swap of two
+# columns, which the notebook's own marking gives half of (a checker that tries some permutations only).
+EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0)]

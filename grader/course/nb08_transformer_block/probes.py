@@ -84,11 +84,12 @@ def _flop_steps(i):
 
 def _count_cases(rng, with_T):
     sizes = [BOOK_SIZES]
-    # Each fresh case has its own MLP width, never the book's 4 D (2, 3 and 6 times D, in a drawn order): a count
+    # Each fresh case has its own MLP width, never the book's 4 D (2, 5 and 6 times D, in a drawn order): a count
     # that takes D_ff as 4 D, or fits the notebook's printed numbers, is then right on the book's case only; and a
-    # count that holds by chance at one width (with D_ff = 3 D, an MLP counted as 8 T D^2 is also the projections'
-    # 4 T D^2 put in for the MLP's 2 T D D_ff) holds on one case only, so the verdict does not say it
-    widths = [int(w) for w in rng.permutation((2, 3, 6))]
+    # count that holds by chance at one width holds on one case only, so the verdict does not say it. Not 3 D:
+    # one MLP matrix, T D D_ff, is then 3 T D^2, the projections without the output one (a count that leaves it out
+    # reads as right there), and an MLP counted as 8 T D^2 is the projections' 4 T D^2 put in for the MLP's
+    widths = [int(w) for w in rng.permutation((2, 5, 6))]
     for n in range(N_FRESH):
         # two heads at least: with one, a count made for one head where every head is due would be right
         H, d = int(rng.integers(2, 9)), int(rng.choice((4, 8, 16, 64)))
