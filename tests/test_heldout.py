@@ -43,11 +43,11 @@ def test_each_entry_replaces_a_todo_cell_of_the_release_with_something_else(entr
 
 
 def _attacked(entry):
-    """The parts that mark the attacked cell: its own (a cell part), or those that call what the cell defines."""
+    """The parts that mark the attacked cell: its own (a cell part), or those whose call or program calls what the
+    cell defines."""
     names = {n.name for n in ast.parse(entry.source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     return {g for g, p in PROBES[entry.assignment].items()
-            if p.cell == entry.cell or any(re.search(rf"\b{n}\(", (p.call or "") + (p.program or "")) or
-                                           n in p.from_kernel for n in names)}
+            if p.cell == entry.cell or any(re.search(rf"\b{n}\(", (p.call or "") + (p.program or "")) for n in names)}
 
 
 def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(tmp_path, monkeypatch):
