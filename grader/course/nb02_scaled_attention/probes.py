@@ -29,14 +29,18 @@ def _softmax_cases(rng):
     for k in range(N_FRESH + 1):
         rows = int(rng.choice((2, 3, 4, 5, 6)))
         # never square: rows and columns told apart (the last case gets one more column, below)
-        cols = int(rng.choice([c for c in (2, 3, 4, 5) if c + (k == N_FRESH) != rows]))
+        # (the case with a column near both has 3 or more, so that a column near -1000 is left beside it)
+        cols = int(rng.choice([c for c in ((3, 4, 5) if k == N_FRESH - 1 else (2, 3, 4, 5))
+                               if c + (k == N_FRESH) != rows]))
         signs = rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=cols - 2)))  # both signs
         centre = np.repeat(1000.0 * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column
         about = f"{rows}x{cols} scores near +-1000"
         if k == N_FRESH - 1:
             # and one column that holds both: np.exp cannot hold e^(+1000 - -1000), so there a shift by the
             # column's minimum overflows, where the book's shift by its maximum cannot
-            mixed = int(rng.integers(cols))
+            # one of a sign that another column has too: columns near +1000 and near -1000 are left beside it,
+            # so one maximum for the whole matrix is wrong here too
+            mixed = int(rng.choice([j for j in range(cols) if np.count_nonzero(signs == signs[j]) > 1]))
             centre[:, mixed] = 1000.0 * rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=rows - 2)))
             about += f", column {mixed + 1} near both"
         scores = centre + rng.normal(scale=3.0, size=(rows, cols))
