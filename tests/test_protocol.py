@@ -1,5 +1,6 @@
 """Sealed verdicts, unit by unit: the probe's kernel side runs here in-process (no Jupyter kernel)."""
 import functools
+import re
 
 import IPython.display
 import nbformat
@@ -9,6 +10,7 @@ from nbgrader.utils import determine_grade
 
 from grader.engine import protocol
 from grader.course import PROBES
+from grader.engine.nbgrader_plugin import unfinished, unfinished_before
 from grader.engine.protocol import Case, Probe, verdict
 
 SELF_ATTENTION = PROBES["01_self_attention"]["test_self_attention"]
@@ -104,7 +106,8 @@ def test_an_exception_is_reported_with_its_message(monkeypatch):
 def test_a_missing_function_scores_zero(monkeypatch):
     cases, outputs = run_probe(SELF_ATTENTION, kernel_with(""), monkeypatch=monkeypatch)
     v = verdict(SELF_ATTENTION, cases, outputs, 3)
-    assert v.score == 0 and "NameError" in v.message
+    assert v.score == 0 and "self_attention is not defined when its check runs" in v.message
+    assert v.finding == "undefined"
 
 
 def test_cell_probe_runs_the_students_cell_on_fresh_inputs(monkeypatch):
@@ -831,10 +834,65 @@ def test_a_part_whose_function_is_in_a_cell_with_a_syntax_error_is_told_that_and
     assert set(broken) == {"softmax_cols"} and "line 2" in broken["softmax_cols"]  # module-level names only
     kernel = {"np": np}  # the cell never ran: softmax_cols is not defined
     cases, outputs = run_probe(SOFTMAX_COLS, kernel, monkeypatch=monkeypatch)
-    v = verdict(SOFTMAX_COLS, cases, outputs, 2, broken=lambda: broken)
+    ran = [(c.source, ["SyntaxError"] if i == 1 else []) for i, c in enumerate(nb.cells)]
+    v = verdict(SOFTMAX_COLS, cases, outputs, 2, broken=functools.partial(unfinished_before, lambda: unfinished(ran), 3))
     assert v.score == 0 and v.finding == "syntax" and "a syntax error on line 2" in v.message
     assert "take sizes" not in v.message  # nothing else
     assert verdict(SOFTMAX_COLS, cases, outputs, 2).finding != "syntax"
+
+
+def _undefined(name, kind, monkeypatch):
+    """The verdict of 02's scaled attention (which calls softmax_cols) when `name` is not defined as its check
+    runs, its cell having ended with an error output of `kind` (None: no cell defines it), and the judgement
+    runs it asked for."""
+    import nbformat
+    cells = ["import numpy as np", ROWS_SOFTMAX, SCALED_RIGHT]
+    at = [i for i, c in enumerate(cells) if re.search(rf"^def {name}\(", c, re.M)][0]
+    if kind:
+        cells[at] = "while True:\n    pass\n" + cells[at] if kind == "CellTimeoutError" else "1 / 0\n" + cells[at]
+    kernel = {"np": np}
+    for i, source in enumerate(cells):
+        if i != at:
+            exec(source, kernel)
+    if kind is None:
+        cells[at] = ""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    ran = [(c.source, ([kind] if kind and i == at else [])) for i, c in enumerate(nb.cells)]
+    helper = _helper_verdict(SOFTMAX_COLS, kernel, monkeypatch)
+    cases, outputs, judge = run_with_helpers(SCALED, kernel, PROBES["02_scaled_attention"], monkeypatch)
+    judged = []
+    v = verdict(SCALED, cases, outputs, 3, {"softmax_cols": helper}, lambda: judged.append(1) or judge(),
+                broken=functools.partial(unfinished_before, lambda: unfinished(ran), len(cells)))
+    return v, judged
+
+
+@pytest.mark.parametrize("kind, said", [("CellTimeoutError", "was stopped at its time limit"),
+                                        ("ZeroDivisionError", "stopped at an error (ZeroDivisionError)"),
+                                        (None, "define scaled_dot_product_self_attention under that name")])
+def test_a_part_whose_own_function_is_not_defined_is_told_why_and_no_judgement_is_run(kind, said, monkeypatch):
+    """The part's own function missing when its check runs: the cell that defines it stopped early (its time
+    limit, an error) or there is none. Its words say which, and nothing about sizes or shapes; no helper can
+    define the part's own function, so no judgement kernel is started for it (a looping cell would loop there
+    again, to its time limit)."""
+    v, judged = _undefined("scaled_dot_product_self_attention", kind, monkeypatch)
+    assert v.score == 0 and said in v.message and "take sizes" not in v.message, v.message
+    assert v.finding == ("undefined" if kind is None else "unfinished")
+    assert judged == []
+
+
+def test_a_helper_that_is_not_defined_still_gets_its_part_judged_with_the_courses_helper(monkeypatch):
+    """softmax_cols's cell stopped before its def: the part calling it raises NameError for a name the
+    judgement run puts in place, so that run is made, and the part keeps its marks."""
+    v, judged = _undefined("softmax_cols", "ZeroDivisionError", monkeypatch)
+    assert judged == [1] and v.score == 3, v.message
+
+
+def test_the_names_a_call_always_looks_up():
+    from grader.engine.protocol import _called_names
+    assert _called_names("f(x, g(y))") == {"f", "x", "g", "y"}
+    assert _called_names("(f(x) if e == 1 else f(x, e=e))") == {"e", "f", "x"}
+    assert _called_names("(lambda m: own or h(m))(k(z))") == {"k", "z"}
+    assert _called_names("a or b") == {"a"} and _called_names("not valid(") == set()
 
 
 def test_a_finding_never_guesses_at_an_operation_the_part_does_not_have(monkeypatch):
@@ -1174,3 +1232,122 @@ def test_a_sum_that_keeps_only_its_last_term_is_said_so():
     g2 = np.zeros_like(two)
     g2[-1] = two[-1]
     assert "but the last" not in (diagnose.same_shape(g2, two, {}, ("keys", "queries")) or "")
+
+
+@pytest.mark.parametrize("times, tied", [("2", False), ("H", True)])
+def test_a_factor_is_tied_to_a_size_only_when_it_follows_that_size_from_case_to_case(times, tied, monkeypatch):
+    """08's block_flops counted twice (FLOPs for multiply-adds) is 2 times the right count on every case; on the
+    book's case H is 2 too, but the fresh cases have other H: the verdict says the factor, not "2 is the input H".
+    A count that really is H times the right one keeps the tie."""
+    probe = PROBES["08_transformer_block"]["test_block_flops"]
+    kernel = {"np": np}
+    exec("def block_flops(D, H, T, D_ff):\n"
+         f"    return {times} * (4 * T * D * D + 2 * T * T * D + 2 * T * D * D_ff)\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    assert cases[0].inputs["H"] == 2 and any(c.inputs["H"] != 2 for c in cases[1:])
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score == 0 and ("2 times the right one" in v.message or times == "H"), v.message
+    assert ("is the input H" in v.message) == tied, v.message
+
+
+def test_permutation_matrices_right_for_the_books_n_alone_earn_nothing(monkeypatch):
+    """The one policy (right on the book's case, wrong on every fresh input: nothing) holds for a part with
+    marks of its own too: 2n rotations and reflections are all 3! orders at the book's n = 3, and too few
+    from 4 on."""
+    probe = PROBES["03_permutation_equivariance"]["test_permutation_matrices"]
+    kernel = {"np": np}
+    exec("def generate_permutation_matrices(n):\n"
+         "    orders = [[(i + s) % n for i in range(n)] for s in range(n)]\n"
+         "    orders += [o[::-1] for o in orders]\n"
+         "    return [np.eye(n)[:, o] for o in orders]\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert v.score == 0 and protocol.BOOK_ONLY in v.message, v.message
+
+
+def test_round_9s_attempts_earn_nothing_in_process(monkeypatch):
+    """Three of round 9's attempts to game the grader (tests/heldout/attacks4.py), reduced: init_weight that sets
+    its generator back after a right draw (the probe calls it twice with one generator), softmax_cols without the
+    shift in long double (the scores are past what any precision holds), and attention_backward's numerical
+    gradients (a layer of realistic size, with a time budget, as mha_backward has)."""
+    init = PROBES["05_batched_masked_attention"]["test_init_weight"]
+    kernel = {"np": np}
+    exec("def init_weight(fan_in, fan_out, rng):\n"
+         "    state = rng.bit_generator.state\n"
+         "    W = rng.normal(0.0, 1 / np.sqrt(fan_in), size=(fan_in, fan_out))\n"
+         "    rng.bit_generator.state = state\n"
+         "    return W\n", kernel)
+    assert verdict(init, *run_probe(init, kernel, monkeypatch=monkeypatch), 1).score == 0
+    exec("def init_weight(fan_in, fan_out, rng):\n"
+         "    return rng.normal(0.0, 1 / np.sqrt(fan_in), size=(fan_in, fan_out))\n", kernel)
+    assert verdict(init, *run_probe(init, kernel, monkeypatch=monkeypatch), 1).score == 1
+    softmax = PROBES["02_scaled_attention"]["test_softmax_cols"]
+    exec("def softmax_cols(a):\n"
+         "    e = np.exp(np.asarray(a, dtype=np.longdouble))\n"
+         "    return (e / e.sum(axis=0)).astype(float)\n", kernel)
+    assert verdict(softmax, *run_probe(softmax, kernel, monkeypatch=monkeypatch), 2).score == 0
+    large = PROBES["07_attention_backprop"]["test_attention_backward"].cases(np.random.default_rng(0))[-1]
+    assert large.budget > 0 and sum(np.size(v) for v in large.inputs.values()) > 50_000
+
+
+def test_a_part_wrong_only_on_its_input_of_realistic_size_earns_nothing(monkeypatch):
+    """attention_backward right on the small inputs and wrong on the layer of realistic size (round 9's p07 gave
+    numerical gradients below 2500 numbers and zeros past them): right code holds at any size, so nothing."""
+    from grader.course.nb07_attention_backprop import probes as p07
+    probe = PROBES["07_attention_backprop"]["test_attention_backward"]
+    kernel = {"np": np}
+
+    def attention_backward(X, *rest):
+        g = p07.ref.attention_backward(X, *rest)
+        return g if X.size < 2500 else {name: np.zeros_like(v) for name, v in g.items()}
+    kernel["attention_backward"] = attention_backward
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 4)
+    assert v.score == 0 and "wrong only on fresh input" in v.message and "realistic size" in v.message, v.message
+    kernel["attention_backward"] = p07.ref.attention_backward
+    assert verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 4).score == 4
+
+
+def test_a_wrong_result_from_a_function_that_overwrites_its_argument_says_that_too(monkeypatch):
+    """Round 9's q04: `stacked = X` binds the input, not a copy, so each head's rows overwrite the caller's X and
+    the later heads are computed from it. The result is wrong, and the verdict says the argument changed too."""
+    probe = Probe(what="heads", call="heads(X)", reference=lambda i: np.vstack([i["X"][:2] * 2, i["X"][:2] * 2]),
+                  cases=lambda rng: [Case("book", {"X": np.arange(12.0).reshape(4, 3)}),
+                                     Case("fresh", {"X": rng.normal(size=(4, 5))})])
+    kernel = {"np": np}
+    exec("def heads(X):\n  stacked = X\n  stacked[:2] = X[:2] * 2\n  stacked[2:] = X[:2] * 2\n  return stacked\n",
+         kernel)
+    v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+    assert v.score == 0 and "It also changed its argument X in place" in v.message, v.message
+    exec("def heads(X):\n  return np.vstack([X[:2], X[:2]])\n", kernel)  # wrong, and X left as it was
+    v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+    assert v.score == 0 and "in place" not in v.message, v.message
+
+
+def test_a_cell_that_relies_on_a_name_another_cell_left_is_told_so(monkeypatch):
+    """Round 9's q01: the loop cell uses `query`, the previous cell's loop variable, where all_queries[n] is due.
+    Its check runs the cell alone on fresh inputs, where `query` is not there: said as that, with no advice on
+    sizes or functions."""
+    probe = PROBES["01_self_attention"]["test_attention_loop"]
+    cell = ("all_x_prime = []\nfor n in range(N):\n    scores = [k.T @ query for k in all_keys]\n"
+            "    w = softmax(np.array(scores).reshape(-1, 1))\n"
+            "    all_x_prime.append(sum(w[m] * all_values[m] for m in range(N)))\n")
+    kernel = kernel_with("def softmax(items_in):\n  e = np.exp(items_in)\n  return e / e.sum()\n")
+    kernel["query"] = np.ones((4, 1))  # left in the kernel by an earlier cell: the check does not see it
+    cases, outputs = run_probe(probe, kernel, cell, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert v.score == 0 and "the cell uses query, which it does not set itself" in v.message, v.message
+    assert "take sizes" not in v.message
+
+
+@pytest.mark.parametrize("index, tied", [("token", True), ("token + 1", False)])
+def test_an_index_past_an_axis_that_is_an_inputs_value_is_said_as_that(index, tied, monkeypatch):
+    """Round 9's q11: the position embedding looked up with the token's id. The index that runs past the axis is
+    the input token's value on every case that raised: said as that. One more than it is no input: not said."""
+    probe = Probe(what="lookup", call="lookup(table, token, t)", reference=lambda i: i["table"][i["t"]],
+                  cases=lambda rng: [Case("book", {"table": np.arange(15.0).reshape(5, 3), "token": 7, "t": 2}),
+                                     Case("fresh", {"table": rng.normal(size=(6, 3)), "token": 9, "t": 1})])
+    kernel = {"np": np}
+    exec(f"def lookup(table, token, t):\n  return table[{index}]\n", kernel)
+    v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 2)
+    assert v.score == 0 and ("7 is the input token" in v.message) == tied, v.message

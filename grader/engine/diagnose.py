@@ -98,6 +98,23 @@ def size_words(size, inputs):
     return f"{size} is {where[0]}" if named else f"{size} is a size of this input"
 
 
+def factor(g, w):
+    """c when every entry of g is c times w's (c neither 1 nor 0), else None. ("1 times the right one" says
+    nothing: a factor that shows as 1 is no finding.)"""
+    norm = float(np.vdot(w, w))
+    if norm > 0:
+        c = float(np.vdot(g, w)) / norm
+        if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and f"{c:.4g}" != "1" and _close(g, c * w):
+            return c
+    return None
+
+
+def size_ties(words):
+    """The places a factor's words tie it to ("the input H", "X.shape[1]", "len(params)")."""
+    import re
+    return set(re.findall(r"\b\d+ is (the input \w+|\w+\.shape\[\d+\]|len\(\w+\))", words))
+
+
 def _factor_words(c, inputs):
     """Why a result may be c times the right one, when c is a size or its square root."""
     for size in sorted(_sizes(inputs)):
@@ -433,23 +450,20 @@ def same_shape(got, want, inputs=None, names=()):
                 return "it is the log of the right answer, entry by entry: is an np.exp left out at the end?"
             if np.all(np.abs(w) < 700) and _close(g, np.exp(w)):
                 return "it is the exponential of the right answer: an np.exp too many, or an np.log left out?"
-    norm = float(np.vdot(w, w))
-    if norm > 0:
-        c = float(np.vdot(g, w)) / norm
-        if abs(c - 1) > 1e-6 and abs(c) > 1e-9 and f"{c:.4g}" != "1" and _close(g, c * w):
-            # ("1 times the right one" says nothing: a factor that shows as 1 is no finding)
-            if abs(c + 1) < 1e-6:
-                return "every entry has the wrong sign: it is minus the right answer"
-            if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
-                shift = _shift_in_one_place(c, inputs)
-                if shift:
-                    return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
-                            f"{shift}")
+    c = factor(g, w)
+    if c is not None:
+        if abs(c + 1) < 1e-6:
+            return "every entry has the wrong sign: it is minus the right answer"
+        if any(_sums_to_one(w, axis) for axis in range(w.ndim)):
+            shift = _shift_in_one_place(c, inputs)
+            if shift:
                 return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
-                        "is each divided by the right sum (the sum of the exponentials)?")
-            words = _factor_words(c, inputs)
-            if g.size > 1 or words:  # (one number is some multiple of any other: a factor alone says nothing)
-                return f"every entry is {c:.4g} times the right one{words}"
+                        f"{shift}")
+            return (f"every entry is {c:.4g} times the right one, so the weights sum to {c:.4g}, not one: "
+                    "is each divided by the right sum (the sum of the exponentials)?")
+        words = _factor_words(c, inputs)
+        if g.size > 1 or words:  # (one number is some multiple of any other: a factor alone says nothing)
+            return f"every entry is {c:.4g} times the right one{words}"
     for axis in range(g.ndim):
         if g.shape[axis] > 1:
             order = _as_permutation(g, w, axis)

@@ -159,6 +159,44 @@ def syntax_errors(sources):
     return broken
 
 
+def unfinished(cells):
+    """[{name: protocol.Unfinished}] a code cell: the names each of `cells` ((source, the enames of its error
+    outputs) of each code cell as the kernel ran it) would define (as syntax_errors finds them) when it did not
+    run to its end: a syntax error, its time limit, an error. Only a cell with an error output is compiled."""
+    import re
+    found = []
+    for source, kinds in cells:
+        names = {}
+        kinds = [str(k) for k in kinds]
+        if kinds and not source.startswith(protocol.PROBE_HEADER) and "KernelStopped" not in kinds:
+            where = syntax_errors([source])
+            if where:
+                names = {name: protocol.Unfinished(f"did not run, {w}", "Correct that line and run the cell again.",
+                                                   "syntax") for name, w in where.items()}
+            else:
+                if "CellTimeoutError" in kinds:
+                    why = ("was stopped at its time limit before it got there",
+                           "Find what keeps that cell running so long (a loop that never ends?), then run it again.")
+                else:
+                    kind = kinds[0] if re.fullmatch(r"[A-Za-z_]\w{0,40}", kinds[0]) else "an error"
+                    why = (f"stopped at an error ({kind}) before it got there",
+                           "Correct what raises it, then run the cell again.")
+                for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
+                    names.setdefault(name[0] or name[1], protocol.Unfinished(*why, "unfinished"))
+        found.append(names)
+    return found
+
+
+def unfinished_before(found, index):
+    """{name: protocol.Unfinished} of the code cells before the `index`-th (`found()`: unfinished's list); an
+    earlier cell's reason first."""
+    names = {}
+    for cell in found()[:index]:
+        for name, why in cell.items():
+            names.setdefault(name, why)
+    return names
+
+
 class Sealed(NamedTuple):
     """What InjectProbes leaves SealVerdicts of one probed part (resources["sealed_probes"][grade_id])."""
     probe: protocol.Probe
@@ -217,14 +255,18 @@ class SealVerdicts(NbGraderPreprocessor):
         sealed = resources.pop("sealed_probes", {})
         untouched = resources.pop("untouched_parts", set())
         done = {}  # grade_id -> (what, Verdict): a part's helpers come before it in the notebook
+        code = [c for c in nb.cells if c.cell_type == "code"]
         ran = [(c.metadata.nbgrader["grade_id"] if is_test_cell(c) and c.metadata.nbgrader["grade_id"] in sealed
-                else None, c.source) for c in nb.cells if c.cell_type == "code"]  # as the kernel ran them
-        # (looked for only when a part lost marks: compiling every cell costs more than most verdicts)
-        broken = functools.cache(functools.partial(syntax_errors, [source for _, source in ran]))
+                else None, c.source) for c in code]  # as the kernel ran them
+        # (looked for only when a part lost marks: compiling cells costs more than most verdicts)
+        found = functools.cache(functools.partial(unfinished, [(c.source, [o.get("ename") for o in c.outputs
+                                                                          if o.get("output_type") == "error"])
+                                                               for c in code]))
         judge = self.judgements(nb, ran, sealed, untouched, resources)
-        for cell in nb.cells:
+        for index, cell in enumerate(code):
             if not is_test_cell(cell) or cell.metadata.nbgrader["grade_id"] not in sealed:
                 continue
+            broken = functools.partial(unfinished_before, found, index)
             grade_id = cell.metadata.nbgrader["grade_id"]
             probe, cases, shown, judgement = sealed[grade_id]
             points = float(cell.metadata.nbgrader["points"])

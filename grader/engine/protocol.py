@@ -22,7 +22,7 @@ import math
 import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -722,19 +722,92 @@ def _quotable(error):
 
 def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
             judge: Callable[[], list] = None, broken: Callable[[], dict] = None) -> Verdict:
-    """See _verdict; `broken()` is {name: where}: names that cells which did not compile (a syntax error)
-    would have defined, and where the error is (asked for only when the part lost marks). A part that
-    failed because one of them is not defined is told that, and nothing else."""
+    """See _verdict; `broken()` is {name: Unfinished}: the names that cells above the part which did not run to
+    their end (a syntax error, their time limit, an error) would have defined (asked for only when the part lost
+    marks). A part that failed because one of them is not defined is told that, and nothing else; one whose own
+    function is not defined when its check runs, with no such cell, is told to define it."""
     v = _verdict(probe, cases, outputs, points, helpers, judge)
     names = broken() if broken and v.score < points else {}
     if names:
         found = re.findall(r"name '(\w+)' is not defined|it uses the name (\w+), which is not defined", v.message)
         missing = [a or b for a, b in found if (a or b) in names]
         if missing:
+            cell = names[missing[0]]
             return Verdict(v.score, points, f"{probe.what}: not run, because {missing[0]} is not defined: the cell "
-                                            f"that defines it did not run, {names[missing[0]]}. Correct that "
-                                            "line and run the cell again.", finding="syntax")
+                                            f"that defines it {cell.why}. {cell.advice}", finding=cell.finding)
+    if v.score < points:
+        results, unread = _results(cases, outputs)
+        name = None if unread else _undefined_in_call(probe, cases, results)
+        if name:
+            return Verdict(v.score, points, f"{probe.what}: not run, because {name} is not defined when its check "
+                                            f"runs: define {name} under that name in a cell above the check, and run "
+                                            "that cell.", finding="undefined")
+        name = None if unread else _not_set_by_cell(probe, cases, results)
+        if name:
+            return Verdict(v.score, points, f"{probe.what}: not run, because the cell uses {name}, which it does not "
+                                            "set itself: its check runs the cell alone on fresh inputs, where a name "
+                                            f"left from another cell is not there. Make {name} in this cell from its "
+                                            "inputs.", finding="undefined")
     return v
+
+
+def _not_set_by_cell(probe, cases, results):
+    """The name, when the part is a cell its probe runs alone (Probe.cell) and every case raised NameError for one
+    name that is neither an input of the case nor one the probe takes from the kernel: the cell relies on a name
+    another cell left (a loop variable of the cell before). None otherwise."""
+    if not probe.cell or probe.call or probe.program or not cases:
+        return None
+    errors = {str(r.get("error", "")) if isinstance(r, dict) and not r.get("ok") else "" for r in results}
+    found = re.fullmatch(r"NameError: name '(\w+)' is not defined", errors.pop()) if len(errors) == 1 else None
+    if not found or found[1] in probe.from_kernel or any(found[1] in case.inputs for case in cases):
+        return None
+    return found[1]
+
+
+class Unfinished(NamedTuple):
+    """A cell that did not run to its end, as a verdict tells it: what happened to it, after "the cell that
+    defines it", what to do, and the verdict's finding."""
+    why: str
+    advice: str
+    finding: str
+
+
+def _called_names(call):
+    """The names evaluating `call` always looks up (not those inside a lambda or a comprehension, after the
+    first operand of `and`/`or`, or in one branch only of `a if c else b`)."""
+    import ast
+
+    def names(node):
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return set()
+        if isinstance(node, ast.IfExp):
+            return names(node.test) | (names(node.body) & names(node.orelse))
+        if isinstance(node, ast.BoolOp):
+            return names(node.values[0])
+        found = {node.id} if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) else set()
+        for child in ast.iter_child_nodes(node):
+            found |= names(child)
+        return found
+    try:
+        return names(ast.parse(call, mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+
+
+def _undefined_in_call(probe, cases, results):
+    """The name, when every case raised NameError for one name that evaluating the part's call always looks up
+    in the kernel (not a case's input, not a helper the judgement run puts in place): the part's own function,
+    most often. No helper can change that, so no judgement run is made for it. None otherwise."""
+    if not probe.call or not cases:
+        return None
+    errors = {str(r.get("error", "")) if isinstance(r, dict) and not r.get("ok") else "" for r in results}
+    found = re.fullmatch(r"NameError: name '(\w+)' is not defined", errors.pop()) if len(errors) == 1 else None
+    if not found:
+        return None
+    name = found[1]
+    if name in probe.uses or any(name in case.inputs for case in cases) or name not in _called_names(probe.call):
+        return None
+    return name
 
 
 def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: dict = None,
@@ -761,7 +834,8 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
     # judged with the course's helpers too, and the change costs marks once, in the part that makes it
     right = all(why is None for why in reasons)
     changed_by_helper = right and any(changed) and any(h and h[1].score < h[1].points for h in (helpers or {}).values())
-    if judge is not None and (not right or changed_by_helper) and not _own_mistake(probe, cases, got, reasons, helpers):
+    if judge is not None and (not right or changed_by_helper) \
+            and not _own_mistake(probe, cases, got, reasons, helpers) and not _undefined_in_call(probe, cases, results):
         with_reference = _with_reference(judge, cases)
     if right and not changed_by_helper or with_reference is None:
         return _marked(probe, cases, got, reasons, changed, points, traces)
@@ -896,6 +970,21 @@ def _plain(probe, cases, got, reasons, traces=()):
 
 
 def _marked(probe, cases, got, reasons, changed, points, traces=()):
+    """The verdict on one set of results (_marked_results), and, when the part lost marks and also changed an
+    argument in place on a case it got wrong, that fact too: a result built in an argument's own array (a name
+    bound to the input, not a copy of it) overwrites the caller's, and is often why the result is wrong."""
+    v = _marked_results(probe, cases, got, reasons, changed, points, traces)
+    moved = sorted({n for names, why in zip(changed, reasons) if why is not None for n in names})
+    if v.score < v.points and moved and CHANGED not in v.message and v.finding != "budget":
+        s = "s" if len(moved) > 1 else ""
+        message = v.message if v.message.endswith((".", "?", "!", ")")) else v.message + "."
+        v = Verdict(v.score, v.points, f"{message} It also {CHANGED}{s} {', '.join(moved)} in place: what it "
+                                       f"writes there overwrites the caller's {'arrays' if s else 'array'}, so work "
+                                       "on a copy.", v.mistake, v.finding)
+    return v
+
+
+def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
     """The verdict on one set of results: hard-coded, right on the book's sizes only, named, found, or right."""
     what = probe.what
     if probe.judge:
@@ -926,7 +1015,12 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
     # that works from code tied to the notebook's sizes; the verdict says which, kindly.
     book_ok = [why is None for c, why in zip(cases, reasons) if c.label == "book"]
     fresh_ok = [why is None for c, why in zip(cases, reasons) if c.label == "fresh"]
-    if not probe.marks and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok and not any(fresh_ok):
+    # (A part with marks of its own too, when its fresh inputs earn nothing by them: 03's permutation matrices
+    # made for n = 3 alone, where a dihedral group's 2n orders happen to be all 3! of them.)
+    fresh_earn = not probe.marks or probe.marks(cases, [why if c.label == "fresh" else "the book's case, left out"
+                                                        for c, why in zip(cases, reasons)]) > 0
+    if not (probe.marks and fresh_earn) and not probe.answers_repeat and book_ok and all(book_ok) and fresh_ok \
+            and not any(fresh_ok):
         mistake = named
         argument = None if mistake else _argument_finding(probe, cases, got, reasons)
         step, certain, *more = (None, False) if mistake or argument else _step_finding(probe, cases, got, reasons, traces)
@@ -967,6 +1061,14 @@ def _marked(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(0.0, points, f"{what}: {_summary(cases, reasons)}. On {_where(over[0])}, the call was "
                                     f"stopped after {over[0].budget:g} s, where the course's takes a small fraction "
                                     f"of a second. {probe.budget_hint}".rstrip(), finding="budget")
+    large = [c for c, why in zip(cases, reasons) if c.budget and why is not None]
+    if large and all(why is None for c, why in zip(cases, reasons) if not c.budget):
+        # Right on every small input, wrong only on the one of realistic size: right code holds at any size, so
+        # this is another method, or a branch on the size (round 9's attempts: derivatives taken numerically in
+        # long double, exact enough on small inputs, and something else past a size): nothing, as above
+        return Verdict(0.0, points, f"{what}: {_summary(cases, reasons)}. It is right on every small input, and "
+                                    f"wrong only on {_where(large[0])}: right code holds at any size. Work every "
+                                    "step out from the arguments, as the notebook derives it.", finding="budget")
     if probe.precision and all(why.startswith(IMPRECISE) for why in wrong):
         # Right to the course's tolerance everywhere, but not to the precision the part asks for.
         worst = max(wrong, key=lambda why: float(why.split()[len(IMPRECISE.split())]))
@@ -1344,7 +1446,7 @@ def _finding(probe, cases, got, reasons, traces=()):
     if all(g is None for _, g, _ in bad):
         case, _, why = bad[0]
         said = why.split(":", 1)[0] if why.startswith("raised") else why
-        meaning = diagnose.error(why)
+        meaning = _index_tie(why, case, bad) or diagnose.error(why)
         # The size question only where a size is what tells the inputs apart: on inputs shaped as one it
         # runs on, the error's own words say more than a guess (numpy's "probabilities contain NaN").
         if right and all(_shapes(case.inputs) != _shapes(c.inputs) for c in right):
@@ -1363,11 +1465,13 @@ def _finding(probe, cases, got, reasons, traces=()):
             return f"On {_where(case)}: {text}", "structural"
     for case, value, why in bad:
         if value is None:
-            meaning = diagnose.error(why)
+            meaning = _index_tie(why, case, bad) or diagnose.error(why)
             if meaning:
                 return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
             continue
         text = _case_finding(probe, case, value, why, unfilled=not right)
+        if text:
+            text = _without_chance_ties(probe, case, value, text, bad)
         made = hidden.get(id(case))
         if made and text and not right:
             # A result that looks unfilled (all zeros) from code that made a nan or inf on the way: no placeholder,
@@ -1381,6 +1485,65 @@ def _finding(probe, cases, got, reasons, traces=()):
         return text, "structural"
     case, value, why = bad[0]
     return f"On {_where(case)}: {why}", "reported"
+
+
+def _result_factor(probe, case, value):
+    """c when the result is c times the right one (one array), else None."""
+    from . import diagnose
+    try:
+        g, w = np.asarray(value, dtype=float), np.asarray(probe.reference(case.inputs), dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if not probe.exact_shape:
+        g, w = np.squeeze(g), np.squeeze(w)
+    return diagnose.factor(g, w) if g.shape == w.shape and g.size and np.isfinite(g).all() else None
+
+
+def _without_chance_ties(probe, case, value, text, bad):
+    """`text` without the size it ties the result's factor to ("2 is the input H") when another wrong case's
+    result is a factor of the right one too, but one that this size does not give there: a factor that does not
+    follow the size from case to case (a count doubled, H = 2 on the book's case) is no scale by that size."""
+    from . import diagnose
+    c = _result_factor(probe, case, value)
+    words = diagnose._factor_words(c, case.inputs) if c is not None else ""
+    ties = diagnose.size_ties(words)
+    if not ties or words not in text:
+        return text
+    for other, got, _ in bad:
+        if other is case or got is None:
+            continue
+        c_other = _result_factor(probe, other, got)
+        if c_other is not None and not ties <= diagnose.size_ties(diagnose._factor_words(c_other, other.inputs)):
+            return text.replace(words, "")
+    return text
+
+
+_INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
+
+
+def _index_tie(why, case, bad):
+    """For an index past the end of an axis that is the value of one whole-number input of the case (and of the
+    same input on every other wrong case that raised so, and no size of the inputs): what the index is. None
+    otherwise: an index that is a size, or several inputs' value, says nothing certain."""
+    from . import diagnose
+    found = re.search(_INDEX_PAST, why)
+    if not found:
+        return None
+
+    def named(inputs, index):
+        return {n for n, v in inputs.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                and int(v) == index}
+    index, size = int(found[1]), int(found[2])
+    names = named(case.inputs, index)
+    if len(names) != 1 or any(index in diagnose._sizes({n: v}) for n, v in case.inputs.items() if n not in names):
+        return None
+    name = names.pop()
+    for other, _, other_why in bad:
+        again = re.search(_INDEX_PAST, other_why or "")
+        if other is not case and again and name not in named(other.inputs, int(again[1])):
+            return None
+    return (f"an index ran past the end of an axis (index {index}, on an axis of {size}), and {index} is the input "
+            f"{name}: is {name} used as the index where another one is due?")
 
 
 def _read_by_part(probe, case, value, every=()):

@@ -102,7 +102,8 @@ def collect(course):
 
 DIAGNOSED = {"named": "a named mistake", "step": "the first wrong step", "structural": "a structural finding",
              "helper": "a helper's mistake",
-             "precision": "short of the precision asked for", "syntax": "a syntax error in the cell"}
+             "precision": "short of the precision asked for", "syntax": "a syntax error in the cell",
+             "unfinished": "a cell that stopped before its end", "undefined": "its function not defined"}
 
 
 def diagnosis_coverage(rows):
@@ -119,7 +120,7 @@ def diagnosis_coverage(rows):
 
 def _found(counts):
     """What the grader found by looking at the result or the cell, without a name: the "found" column."""
-    return counts["step"] + counts["structural"] + counts["precision"] + counts["syntax"]
+    return sum(counts[kind] for kind in ("step", "structural", "precision", "syntax", "unfinished", "undefined"))
 
 
 def print_diagnosis_report(course, show=True):
