@@ -9,12 +9,17 @@ PARAMS = shared_cases.PARAMETERS
 N_FRESH = 3
 
 
+# Far past what np.exp holds in any precision numpy has: float64's e^709, and long double's e^11356 (round 9's
+# attempts to game the grader: a softmax without the shift, in long double, is right near +-1000).
+MAGNITUDE = 20000
+
+
 def _softmax_cases(rng):
-    """Fresh scores around +-1000: np.exp overflows (or underflows to 0/0) on every entry without the shift.
+    """Fresh scores around +-MAGNITUDE: np.exp overflows (or underflows to 0/0) on every entry without the shift.
 
     Stability is what this part grades, so there is no book case here (the book's
     scores are small, and a naive softmax gets them right). Every matrix has columns
-    near +1000 and columns near -1000, so one maximum for the whole matrix (not one
+    near +MAGNITUDE and columns near -MAGNITUDE, so one maximum for the whole matrix (not one
     per column) leaves the low columns at 0 / 0, and the mistakes differ from each other;
     the last but one has a column with scores near both, where only a shift by the column's maximum is
     stable. The last has a column of small scores too, where a softmax without the shift is right: code that
@@ -29,19 +34,19 @@ def _softmax_cases(rng):
     for k in range(N_FRESH + 1):
         rows = int(rng.choice((2, 3, 4, 5, 6)))
         # never square: rows and columns told apart (the last case gets one more column, below)
-        # (the case with a column near both has 3 or more, so that a column near -1000 is left beside it)
+        # (the case with a column near both has 3 or more, so that a column near -MAGNITUDE is left beside it)
         cols = int(rng.choice([c for c in ((3, 4, 5) if k == N_FRESH - 1 else (2, 3, 4, 5))
                                if c + (k == N_FRESH) != rows]))
         signs = rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=cols - 2)))  # both signs
-        centre = np.repeat(1000.0 * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column
-        about = f"{rows}x{cols} scores near +-1000"
+        centre = np.repeat(MAGNITUDE * signs[np.newaxis, :], rows, axis=0)  # (rows, cols): one sign per column
+        about = f"{rows}x{cols} scores near +-{MAGNITUDE}"
         if k == N_FRESH - 1:
-            # and one column that holds both: np.exp cannot hold e^(+1000 - -1000), so there a shift by the
+            # and one column that holds both: np.exp cannot hold e^(2 MAGNITUDE), so there a shift by the
             # column's minimum overflows, where the book's shift by its maximum cannot
-            # one of a sign that another column has too: columns near +1000 and near -1000 are left beside it,
+            # one of a sign that another column has too: columns near +MAGNITUDE and -MAGNITUDE are left beside it,
             # so one maximum for the whole matrix is wrong here too
             mixed = int(rng.choice([j for j in range(cols) if np.count_nonzero(signs == signs[j]) > 1]))
-            centre[:, mixed] = 1000.0 * rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=rows - 2)))
+            centre[:, mixed] = MAGNITUDE * rng.permutation([-1.0, 1.0] + list(rng.choice((-1.0, 1.0), size=rows - 2)))
             about += f", column {mixed + 1} near both"
         scores = centre + rng.normal(scale=3.0, size=(rows, cols))
         if k == N_FRESH:
@@ -49,7 +54,7 @@ def _softmax_cases(rng):
             scores = np.rint(np.insert(scores, small, 5.0 + rng.normal(scale=3.0, size=rows), axis=1)).astype(np.int64)
             if scores[:, small].max() == 0:  # (a maximum of 0 would make the numerator-only shift right there)
                 scores[:, small] += 1
-            about = f"{rows}x{cols + 1} scores near +-1000, column {small + 1} small, integers"
+            about = f"{rows}x{cols + 1} scores near +-{MAGNITUDE}, column {small + 1} small, integers"
         out.append(Case("fresh", {"data_in": scores}, about=about))
     return out
 

@@ -214,9 +214,12 @@ def _init_05(i, std=None, uniform=False, global_rng=False, transposed=False):
     fan_in, fan_out = i["fan_in"], i["fan_out"]
     rng = np.random.RandomState(i["seed"]) if global_rng else np.random.default_rng(i["seed"])
     shape = (fan_out, fan_in) if transposed else (fan_in, fan_out)
-    if uniform:
-        return rng.random_sample(shape) if global_rng else rng.random(shape)
-    return rng.normal(0.0, std(fan_in, fan_out), size=shape)
+    for _ in range(i.get("draws", ref.INIT_DRAWS)):  # the probe's calls with one generator: the last one's weights
+        if uniform:
+            W = rng.random_sample(shape) if global_rng else rng.random(shape)
+        else:
+            W = rng.normal(0.0, std(fan_in, fan_out), size=shape)
+    return W
 
 
 INIT_05 = [

@@ -107,10 +107,25 @@ def _loop_cases(rng):
 def _init_steps(i):
     """init_weight's standard deviation (a number), then the weights drawn with it."""
     std = shared_steps._v("standard deviation", 1.0 / np.sqrt(i["fan_in"]))
-    W = shared_steps._v("result", np.random.default_rng(i["seed"]).normal(0.0, std, size=(i["fan_in"], i["fan_out"])))
+    W = shared_steps._v("result", init_reference(i))
     return [Step("standard deviation", "1 / np.sqrt(fan_in)", std, (), ()),
             Step("result", "rng.normal(0.0, the standard deviation, size=(fan_in, fan_out))", W,
                  ("rows", "columns"))]
+
+
+# init_weight is called twice with one generator, and the second call's weights are marked: each call must
+# draw from the generator it is given and leave it moved on, as rng.normal does (round 9's attempts to game the
+# grader: one that drew the right weights, then set the generator's state back, was right on any single call).
+INIT_CALL = ("(__import__('numpy').random.seed(seed), (lambda r: [init_weight(fan_in, fan_out, r) "
+             f"for _ in range({ref.INIT_DRAWS})][-1])(np.random.default_rng(seed)))[1]")
+
+
+def init_reference(i):
+    """The weights the last of the probe's calls with one generator gives."""
+    rng = np.random.default_rng(i["seed"])
+    for _ in range(i.get("draws", ref.INIT_DRAWS)):
+        W = ref.init_weight(i["fan_in"], i["fan_out"], rng)
+    return W
 
 
 def _init_cases(rng):
@@ -213,11 +228,11 @@ PROBES = {
         what="init_weight",
         operations=(),
         # np.random is seeded first, so that weights drawn from it (not from rng) can be reproduced and named
-        call="(__import__('numpy').random.seed(seed), init_weight(fan_in, fan_out, np.random.default_rng(seed)))[1]",
+        call=INIT_CALL,
         cases=_init_cases,
         steps=_init_steps,
         readings=(readings.init_draws,),  # the weights read as the generator's draws, shifted and scaled
-        reference=lambda i: ref.init_weight(i["fan_in"], i["fan_out"], np.random.default_rng(i["seed"])),
+        reference=init_reference,
         mistakes=mistakes.INIT_05,
     ),
     "test_mha": Probe(
@@ -325,7 +340,7 @@ def _loop_values():
 
 
 def _init_values():
-    i = {"fan_in": 4, "fan_out": 3, "seed": 0}  # the check seeds np.random with 0 too, as the probe does
+    i = {"fan_in": 4, "fan_out": 3, "seed": 0, "draws": 1}  # the check seeds np.random with 0 too, as the probe does
     true = ref.init_weight(4, 3, np.random.default_rng(0))
     return {"init_weight_true": true, "init_mistakes": _differing(mistakes.INIT_05, i, true)}
 

@@ -1,13 +1,17 @@
 """Notebook 05's own reading of a result (Probe.readings): init_weight's weights read as draws."""
 import numpy as np
 
+from .reference import INIT_DRAWS
+
 
 def init_draws(inputs, value):
     """A sentence when the weights are the generator's own standard normal draws, shifted and scaled by other
     amounts than the ones due (mean 0, standard deviation 1/sqrt(fan_in)); None otherwise. Every weight is
     then a + b z for the same z, so a and b are read off exactly, whatever the student's code looked like."""
     fan_in, fan_out = int(inputs["fan_in"]), int(inputs["fan_out"])
-    z = np.random.default_rng(inputs["seed"]).standard_normal((fan_in, fan_out))  # the draws a right answer scales
+    rng = np.random.default_rng(inputs["seed"])
+    for _ in range(inputs.get("draws", INIT_DRAWS)):  # the draws a right answer scales (the probe's last call's)
+        z = rng.standard_normal((fan_in, fan_out))
     w = np.asarray(value, dtype=float)
     if w.shape != z.shape:
         return None

@@ -36,6 +36,11 @@ def masked_softmax_bool(scores, mask):
     return softmax_rows(np.where(mask, scores, MASK_VALUE))  # (B, Tq, Tk)
 
 
+# The probe calls init_weight this many times with one generator and marks the last call's weights (see
+# probes.INIT_CALL); the notebook's own check calls it once ("draws": 1 among its inputs).
+INIT_DRAWS = 2
+
+
 def init_weight(fan_in, fan_out, rng):
     """A weight for x @ W, (fan_in, fan_out): normal, std 1/sqrt(fan_in), so x @ W keeps the scale of x."""
     return rng.normal(0.0, 1.0 / np.sqrt(fan_in), size=(fan_in, fan_out))

@@ -61,6 +61,11 @@ def _attention_cases(rng):
     for _ in range(N_FRESH):
         i = cases.fresh_07(rng)
         fresh.append(Case("fresh", shared_cases.only(i, ATTENTION_INPUTS), about=f"D={i['D']}, N={i['N']}"))
+    # last, as for mha_backward (LARGE_SIZES): a layer of realistic size, with a time budget (round 9's attempts:
+    # derivatives taken numerically in long double reach the precision asked for on small inputs)
+    large = cases.fresh_07(rng, **LARGE_ATTENTION)
+    fresh.append(Case("fresh", shared_cases.only(large, ATTENTION_INPUTS), budget=LARGE_BUDGET,
+                      about=f"D={large['D']}, N={large['N']}, a layer of realistic size"))
     return [book] + fresh
 
 
@@ -130,6 +135,7 @@ def _mha_about(i):
 # differences are caught by their precision already, derivatives by complex steps are exact to rounding and are
 # not (round 8's attempts to game the grader).
 LARGE_SIZES = dict(B=2, T=32, H=4, d=32)
+LARGE_ATTENTION = dict(D=128, N=64)  # attention_backward's: 57,000 inputs and weights; the course's takes about 1 ms
 LARGE_BUDGET = 5.0
 BUDGET_HINT = ("A backward pass costs about what its forward pass costs; one forward pass for each entry of the "
                "inputs, as derivatives taken numerically need, cannot finish on a layer of this size: write the "
@@ -181,6 +187,7 @@ PROBES = {
         steps=lambda i: shared_steps.attention_backward_12_1(*(i[n] for n in ATTENTION_INPUTS)),
         uses={"softmax_backward": "test_softmax_backward"},
         mistakes=mistakes.ATTENTION_BACKWARD,
+        budget_hint=BUDGET_HINT,
         **BACKWARD,
     ),
     "test_gradient_check": Probe(
