@@ -313,6 +313,11 @@ def test_central_differences_at_any_step_fall_short_of_the_precision_07_asks_for
     best = []
     for seed in (0, 1):
         for case in probe.cases(np.random.default_rng(seed)):
+            if case.budget:
+                # a layer of realistic size: central differences cannot finish there within the case's budget,
+                # which is what stops them (tests/students/nb07.py's central differences are told so); here, a
+                # forward pass for each of its ~70,000 entries at five steps would take this test ten minutes
+                continue
             want = probe.reference(case.inputs)
             for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7):
                 fd = _finite_differences_07(part, case.inputs, h)
