@@ -1351,3 +1351,21 @@ def test_an_index_past_an_axis_that_is_an_inputs_value_is_said_as_that(index, ti
     exec(f"def lookup(table, token, t):\n  return table[{index}]\n", kernel)
     v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 2)
     assert v.score == 0 and ("7 is the input token" in v.message) == tied, v.message
+
+
+def test_a_yes_no_part_wrong_one_way_only_is_told_which_way(monkeypatch):
+    """Round 9's q03: a checker that sums the signed differences lets through functions whose differences cancel.
+    Every answer it gets wrong is True where False is due: said as that, with the functions it lets through."""
+    import itertools
+    probe = PROBES["03_permutation_equivariance"]["test_is_permutation_equivariant"]
+    kernel = {"np": np, "itertools": itertools}
+    exec("def generate_permutation_matrices(n):\n"
+         "    return [np.eye(n)[:, list(p)] for p in itertools.permutations(range(n))]\n"
+         "def is_permutation_equivariant(f, X, tolerance=1e-6):\n"
+         "    for P in generate_permutation_matrices(X.shape[1]):\n"
+         "        if np.sum(f(X @ P) - f(X) @ P) > tolerance:\n"
+         "            return False\n"
+         "    return True\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 4)
+    assert v.score == 0 and "says True on" in v.message and "where False is due" in v.message, v.message

@@ -1480,7 +1480,7 @@ def _finding(probe, cases, got, reasons, traces=()):
             text = f"{shown}, and on the way {made}" if shown != text else text
         if text:
             return f"On {_where(case)}: {text}", "structural"
-    text = _sizes_finding(cases, got, reasons)
+    text = _one_sided(probe, cases, got, reasons) or _sizes_finding(cases, got, reasons)
     if text:
         return text, "structural"
     case, value, why = bad[0]
@@ -1516,6 +1516,28 @@ def _without_chance_ties(probe, case, value, text, bad):
         if c_other is not None and not ties <= diagnose.size_ties(diagnose._factor_words(c_other, other.inputs)):
             return text.replace(words, "")
     return text
+
+
+def _one_sided(probe, cases, got, reasons):
+    """For a part whose answers are yes or no (Probe.answers_repeat, each 1 or 0): "It says True on 7 inputs where
+    False is due (...), and is right on every input where True is due", when every wrong answer is the same one.
+    None otherwise."""
+    if not probe.answers_repeat:
+        return None
+    try:
+        answers = [float(np.asarray(g).item()) for g in got]
+        due = [float(np.asarray(probe.reference(c.inputs)).item()) for c in cases]
+    except (TypeError, ValueError):
+        return None
+    if not set(answers) | set(due) <= {0.0, 1.0}:
+        return None
+    wrong = [(c, a) for c, a, why in zip(cases, answers, reasons) if why is not None]
+    if not wrong or len({a for _, a in wrong}) != 1:
+        return None
+    said, other = ("True", "False") if wrong[0][1] == 1.0 else ("False", "True")
+    named = "; ".join(c.about for c, _ in wrong[:3] if c.about) + ("; ..." if len(wrong) > 3 else "")
+    return (f"It says {said} on {len(wrong)} input{'s' if len(wrong) > 1 else ''} where {other} is due"
+            f"{f' ({named})' if named else ''}, and is right on every input where {said} is due")
 
 
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
