@@ -141,10 +141,11 @@ STUDENTS = {
     "correct": Student(A07, FULL_07),
     "finite_differences": Student(
         A07, _07(test_softmax_backward=0, test_attention_backward=0, test_mha_backward=0), cells=FINITE_DIFFERENCES,
-        # (mha_backward's layer of realistic size stops them at its time budget: one forward pass an entry)
-        diagnoses=dict({part: "which finite differences (about 1e-11 at best, at any step)"
-                        for part in ("test_softmax_backward", "test_attention_backward")},
-                       test_mha_backward="as derivatives taken numerically need, cannot finish")),
+        # (attention_backward's and mha_backward's layers of realistic size stop them at their time budget: one
+        # forward pass an entry)
+        diagnoses={"test_softmax_backward": "which finite differences (about 1e-11 at best, at any step)",
+                   "test_attention_backward": "as derivatives taken numerically need, cannot finish",
+                   "test_mha_backward": "as derivatives taken numerically need, cannot finish"}),
     "untouched": Student(A07, {"test_softmax_backward": 0, "test_attention_backward": 0, "test_gradient_check": 0,
                                "test_mha_backward": 0, "why_saturation": 0}, untouched=True,
                          diagnoses={"test_mha_backward": "not attempted"}),
