@@ -129,11 +129,16 @@ def untouched_parts(nb, resources):
 
 
 
+def defined_names(source):
+    """The names a cell's source defines at its top level: def, class, or an assignment at the start of a line."""
+    import re
+    return [a or b for a, b in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M)]
+
+
 def syntax_errors(sources):
     """{name: where} for the names that code cells (their `sources`) which do not compile would define (def,
     class, or an assignment at the start of a line), where being "a syntax error on line k (what Python says)"."""
     import ast
-    import re
     import warnings
     from IPython.core.inputtransformer2 import TransformerManager
     from .forkserver import python_cells_untokenized
@@ -152,8 +157,8 @@ def syntax_errors(sources):
                 compile(manager.transform_cell(source), "<cell>", "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         except SyntaxError as e:
             where = f"a syntax error on line {e.lineno} ({e.msg})" if e.lineno else f"a syntax error ({e.msg})"
-            for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
-                broken.setdefault(name[0] or name[1], where)
+            for name in defined_names(source):
+                broken.setdefault(name, where)
         except (ValueError, RecursionError, MemoryError):
             continue
     return broken
@@ -181,8 +186,8 @@ def unfinished(cells):
                     kind = kinds[0] if re.fullmatch(r"[A-Za-z_]\w{0,40}", kinds[0]) else "an error"
                     why = (f"stopped at an error ({kind}) before it got there",
                            "Correct what raises it, then run the cell again.")
-                for name in re.findall(r"^(?:def|class)\s+(\w+)|^(\w+)\s*=", source, re.M):
-                    names.setdefault(name[0] or name[1], protocol.Unfinished(*why, "unfinished"))
+                for name in defined_names(source):
+                    names.setdefault(name, protocol.Unfinished(*why, "unfinished"))
         found.append(names)
     return found
 

@@ -757,11 +757,17 @@ def _not_set_by_cell(probe, cases, results):
     another cell left (a loop variable of the cell before). None otherwise."""
     if not probe.cell or probe.call or probe.program or not cases:
         return None
+    name = _one_undefined_name(results)
+    if not name or name in probe.from_kernel or any(name in case.inputs for case in cases):
+        return None
+    return name
+
+
+def _one_undefined_name(results):
+    """The name, when every case raised NameError for that one name; else None."""
     errors = {str(r.get("error", "")) if isinstance(r, dict) and not r.get("ok") else "" for r in results}
     found = re.fullmatch(r"NameError: name '(\w+)' is not defined", errors.pop()) if len(errors) == 1 else None
-    if not found or found[1] in probe.from_kernel or any(found[1] in case.inputs for case in cases):
-        return None
-    return found[1]
+    return found[1] if found else None
 
 
 class Unfinished(NamedTuple):
@@ -800,12 +806,8 @@ def _undefined_in_call(probe, cases, results):
     most often. No helper can change that, so no judgement run is made for it. None otherwise."""
     if not probe.call or not cases:
         return None
-    errors = {str(r.get("error", "")) if isinstance(r, dict) and not r.get("ok") else "" for r in results}
-    found = re.fullmatch(r"NameError: name '(\w+)' is not defined", errors.pop()) if len(errors) == 1 else None
-    if not found:
-        return None
-    name = found[1]
-    if name in probe.uses or any(name in case.inputs for case in cases) or name not in _called_names(probe.call):
+    name = _one_undefined_name(results)
+    if not name or name in probe.uses or any(name in case.inputs for case in cases) or name not in _called_names(probe.call):
         return None
     return name
 
