@@ -1,4 +1,4 @@
-"""Where a grading run's CPU goes, by kind of process: kernels, nbgrader, workers, this process.
+"""Where a grading run's CPU goes, by kind of process: kernels (students' and judgement), nbgrader, workers, this process.
 
     with CpuByProcess() as cpu:
         grade_class(...)
@@ -23,6 +23,9 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 KERNEL_UIDS = 1_000_000  # grader/engine/sandbox.py gives each kernel a uid from 2,000,000,000 up; nothing else here is that high
 
 KERNELS = "kernels (the notebooks' own code, and ipykernel)"
+# A kernel a recording process started (grader/engine/nbgrader_plugin.py, SealVerdicts.judge): a wrong part's
+# notebook run again, with the course's helpers, to see whether the mistake is its own or a helper's.
+JUDGEMENT = "judgement kernels (wrong parts, course helpers in)"
 RECORDING = "nbgrader autograde (record, or plain grading)"
 WORKERS = "worker processes (nbclient)"
 KINDS = [  # (kind, words that all appear in the command line)
@@ -52,6 +55,17 @@ def kind_of(pid, me):
         if all(w in cmdline for w in words):
             return kind
     return "other processes" if cmdline else "the operating system (kernel threads)"
+
+
+def _under_recording(pid, now):
+    """True if a recording process is among the process's ancestors (now: {pid: (cpu, start, parent)})."""
+    for _ in range(16):  # kernel, its zygote or bubblewrap, the recording process: a few levels
+        pid = now.get(pid, (0, 0, 0))[2]
+        if pid <= 1:
+            return False
+        if _comm(pid) == RECORDER_NAME:
+            return True
+    return False
 
 
 def _comm(pid):
@@ -126,12 +140,14 @@ class CpuByProcess:
                 kind = kind_of(pid, self.me)
                 if kind is None:
                     continue
+                if kind == KERNELS and _under_recording(pid, now):
+                    kind = JUDGEMENT
                 self.seen[key] = [kind, used if first else 0.0, used, pid in ours]
             elif self.seen[key][0] == WORKERS and _comm(pid) == RECORDER_NAME:
                 self.seen[key][0] = RECORDING  # a recording process names itself once it has started
             self.seen[key][2] = max(self.seen[key][2], used)
-        held = sum(_resident(pid) for pid, (_, started, _) in now.items()
-                   if pid in ours and self.seen.get((pid, started), [KERNELS])[0] not in (KERNELS, "bubblewrap"))
+        held = sum(_resident(pid) for pid, (_, started, _) in now.items() if pid in ours and
+                   self.seen.get((pid, started), [KERNELS])[0] not in (KERNELS, JUDGEMENT, "bubblewrap"))
         self.peak = max(self.peak, held)
 
     def totals(self):

@@ -17,7 +17,7 @@
    floor and both graders (a grader's CPU: this process and its descendants, read from
    /proc by benchmarks/cpu_by_process.py), notebooks per second, and the ratios this
    grader / plain nbgrader and this grader / floor; with --profile, the CPU seconds of
-   each kind of process in both runs (kernels, nbgrader, workers, this process);
+   each kind of process in both runs (kernels, judgement kernels, nbgrader, workers, this process);
    with --cprofile, where this grader's main process spends time (cProfile, also
    saved to OUT/parallel.pstats).
 """

@@ -3,6 +3,7 @@
 Three students x two assignments, one notebook of each kind of the synthetic class.
 No timing is asserted: the machine is shared and the point is identical scores.
 """
+import os
 import re
 from collections import Counter
 
@@ -270,3 +271,33 @@ def test_the_floor_benchmark_runs_each_graded_notebook_alone(runs, tmp_path, cap
     assert re.search(rf"^all +{sum(p.parts[-3] == 's1' for p in executed)}{row}", printed, re.M), printed
     with pytest.raises(SystemExit, match="no executed notebooks under"):
         floor_main(["--course", str(tmp_path)])
+
+
+def test_a_kernel_under_a_recording_process_is_told_apart_as_a_judgement_kernel():
+    """A kernel whose ancestors include a recording process (nbgrader_plugin.SealVerdicts.judge started it) is
+    counted as a judgement kernel; any other process is not."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from benchmarks.cpu_by_process import _stat, _under_recording
+    from grader.engine.record import PROCESS_NAME
+    # a process named as a recording process names itself, with a child (the kernel's stand-in) and a grandchild
+    parent = subprocess.Popen([sys.executable, "-c", f"open('/proc/self/comm', 'w').write({PROCESS_NAME!r})\n"
+                               "import subprocess, sys\n"
+                               "subprocess.run([sys.executable, '-c', 'import subprocess, sys; subprocess.run("
+                               "[\"sleep\", \"30\"])'])"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            now = {int(p): _stat(int(p)) for p in os.listdir("/proc") if p.isdigit()}
+            now = {p: s for p, s in now.items() if s}
+            grandchildren = [p for p, s in now.items() if s[2] in {c for c, t in now.items() if t[2] == parent.pid}]
+            if grandchildren:
+                break
+            time.sleep(0.05)
+        assert grandchildren and all(_under_recording(p, now) for p in grandchildren)
+        assert not _under_recording(os.getpid(), now) and not _under_recording(parent.pid, now)
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)  # the three of them
+        parent.wait()
