@@ -1,4 +1,4 @@
-"""Where a grading run's CPU goes, by kind of process: kernels (students' and judgement), nbgrader, workers, this process.
+"""Where a grading run's CPU goes, by kind of process: kernels (students', judgement), nbgrader, workers, this process.
 
     with CpuByProcess() as cpu:
         grade_class(...)
