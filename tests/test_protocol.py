@@ -1353,6 +1353,22 @@ def test_an_index_past_an_axis_that_is_an_inputs_value_is_said_as_that(index, ti
     assert v.score == 0 and ("7 is the input token" in v.message) == tied, v.message
 
 
+@pytest.mark.parametrize("index, tied", [("tokens[t]", True), ("len(table) + t", False)])
+def test_an_index_past_an_axis_that_is_an_entry_of_an_array_input_is_said_as_that(index, tied, monkeypatch):
+    """Round 9's q11 as it is: the position embedding looked up with the token id at each position, the ids a
+    whole-number array. The index that runs past the axis is an entry of the input tokens on every case that
+    raised: said as that. An index past the axis that is no entry of it: not said."""
+    probe = Probe(what="lookup", call="lookup(table, tokens, t)", reference=lambda i: i["table"][i["t"]],
+                  cases=lambda rng: [Case("book", {"table": np.arange(15.0).reshape(5, 3),
+                                                   "tokens": np.array([1, 7, 2]), "t": 1}),
+                                     Case("fresh", {"table": rng.normal(size=(6, 3)),
+                                                    "tokens": np.array([3, 0, 9, 4]), "t": 2})])
+    kernel = {"np": np}
+    exec(f"def lookup(table, tokens, t):\n  return table[{index}]\n", kernel)
+    v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 2)
+    assert v.score == 0 and ("7 is an entry of the input tokens" in v.message) == tied, v.message
+
+
 def test_a_yes_no_part_wrong_one_way_only_is_told_which_way(monkeypatch):
     """Round 9's q03: a checker that sums the signed differences lets through functions whose differences cancel.
     Every answer it gets wrong is True where False is due: said as that, with the functions it lets through."""

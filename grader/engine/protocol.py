@@ -1547,27 +1547,36 @@ _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
 
 def _index_tie(why, case, bad):
     """For an index past the end of an axis that is the value of one whole-number input of the case (and of the
-    same input on every other wrong case that raised so, and no size of the inputs): what the index is. None
-    otherwise: an index that is a size, or several inputs' value, says nothing certain."""
+    same input on every other wrong case that raised so, and no size of the inputs): what the index is. Failing
+    that, an entry of one whole-number array input (a sequence's token ids), on two cases that raised so or more.
+    None otherwise: an index that is a size, or several inputs' value, says nothing certain."""
     from . import diagnose
     found = re.search(_INDEX_PAST, why)
     if not found:
         return None
 
-    def named(inputs, index):
+    def named(inputs, index, entries):
+        if entries:
+            return {n for n, v in inputs.items() if isinstance(v, np.ndarray) and v.dtype.kind in "iu"
+                    and v.ndim >= 1 and index in v}
         return {n for n, v in inputs.items() if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                 and int(v) == index}
     index, size = int(found[1]), int(found[2])
-    names = named(case.inputs, index)
-    if len(names) != 1 or any(index in diagnose._sizes({n: v}) for n, v in case.inputs.items() if n not in names):
-        return None
-    name = names.pop()
-    for other, _, other_why in bad:
-        again = re.search(_INDEX_PAST, other_why or "")
-        if other is not case and again and name not in named(other.inputs, int(again[1])):
+    raised = [(other, re.search(_INDEX_PAST, other_why or "")) for other, _, other_why in bad if other is not case]
+    raised = [(other, int(again[1])) for other, again in raised if again]
+    for entries in (False, True):
+        names = named(case.inputs, index, entries)
+        if len(names) != 1 or (entries and not raised):
+            continue
+        name = names.pop()
+        if any(index in diagnose._sizes({n: v}) for n, v in case.inputs.items() if n != name):
             return None
-    return (f"an index ran past the end of an axis (index {index}, on an axis of {size}), and {index} is the input "
-            f"{name}: is {name} used as the index where another one is due?")
+        if any(name not in named(other.inputs, at, entries) for other, at in raised):
+            return None
+        what = f"an entry of the input {name}: is an entry of {name}" if entries else f"the input {name}: is {name}"
+        return (f"an index ran past the end of an axis (index {index}, on an axis of {size}), and {index} is "
+                f"{what} used as the index where another one is due?")
+    return None
 
 
 def _read_by_part(probe, case, value, every=()):
