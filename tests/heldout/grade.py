@@ -26,7 +26,8 @@ import nbformat
 
 from grader.engine.grade import grade_class
 from grader.engine.nbgrader_plugin import SEED_VARIABLE
-from tests.heldout import attacks, attacks2, attacks3, attacks4, entries as round1, round2, round3, round4, round5_early
+from tests.heldout import attacks, attacks2, attacks3, attacks4, attacks5
+from tests.heldout import entries as round1, round2, round3, round4, round5_early
 from tests.heldout import round5_late, round6, round7, round8a, round8b, round9a, round9b, round10a, round10b
 from tests.sample_class import submission
 from tests.students import Student
@@ -39,7 +40,8 @@ def entries_of_round(number):
             "5": round5_early.ENTRIES + round5_late.ENTRIES,
             "6": round6.ENTRIES, "7": round7.ENTRIES, "8": round8a.ENTRIES + round8b.ENTRIES,
             "9": round9a.ENTRIES + round9b.ENTRIES, "10": round10a.ENTRIES + round10b.ENTRIES,
-            "attacks": attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES + attacks4.ENTRIES}[str(number)]
+            "attacks": (attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES + attacks4.ENTRIES
+                        + attacks5.ENTRIES)}[str(number)]
 
 
 def write(folder, entries):
