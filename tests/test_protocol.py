@@ -1385,3 +1385,94 @@ def test_a_yes_no_part_wrong_one_way_only_is_told_which_way(monkeypatch):
     cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
     v = verdict(probe, cases, outputs, 4)
     assert v.score == 0 and "says True on" in v.message and "where False is due" in v.message, v.message
+
+
+def test_a_gradient_check_that_assumes_a_matrix_loses_its_marks(monkeypatch):
+    """Round 10's k07: central differences that loop over X.shape[0] and X.shape[1] and move X[i, j] are right
+    for a matrix only; the notebook checks its mha_backward with x of three axes. The fresh inputs include X of
+    three axes, so such a check loses their marks and is told where it is wrong; np.ndindex's stays right."""
+    probe = PROBES["07_attention_backprop"]["test_gradient_check"]
+    loops = ("def gradient_check(f, X, dX, eps=1e-6):\n"
+             "  numeric = np.zeros_like(X)\n"
+             "  for i in range({rows}):\n"
+             "    for j in range({columns}):\n"
+             "      plus, minus = X.copy(), X.copy()\n"
+             "      plus[{index}] += eps\n"
+             "      minus[{index}] -= eps\n"
+             "      numeric[{index}] = (f(plus) - f(minus)) / (2 * eps)\n"
+             "  return np.max(np.abs(dX - numeric)) / max(np.max(np.abs(dX) + np.abs(numeric)), 1e-12)\n")
+    matrix = loops.format(rows="X.shape[0]", columns="X.shape[1]", index="i, j")
+    every = ("def gradient_check(f, X, dX, eps=1e-6):\n"
+             "  numeric = np.zeros_like(X)\n"
+             "  for i in np.ndindex(X.shape):\n"
+             "    plus, minus = X.copy(), X.copy()\n"
+             "    plus[i] += eps\n"
+             "    minus[i] -= eps\n"
+             "    numeric[i] = (f(plus) - f(minus)) / (2 * eps)\n"
+             "  return np.max(np.abs(dX - numeric)) / max(np.max(np.abs(dX) + np.abs(numeric)), 1e-12)\n")
+    cases, outputs = run_probe(probe, kernel_with(every), monkeypatch=monkeypatch)
+    right = verdict(probe, cases, outputs, 2)
+    assert right.score == 2, right.message
+    cases, outputs = run_probe(probe, kernel_with(matrix), monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert v.score < 2 and "wrong on exactly 2 of the 7 inputs, those where X has three axes" in v.message, v.message
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_head_size_taken_from_the_books_head_count_is_right_on_the_book_only(seed, monkeypatch):
+    """Round 10's k04: one head's weights scaled by sqrt(D / 2), the book's two heads, where the head's own size
+    (omega_q.shape[0]) is due. attention_weights' fresh inputs never have two heads, so it earns nothing."""
+    probe = PROBES["04_multihead_attention"]["test_attention_weights"]
+    kernel = kernel_with("def softmax_cols(S):\n  e = np.exp(S - S.max(axis=0))\n  return e / e.sum(axis=0)\n"
+                         "def attention_weights(X, omega_q, omega_k, beta_q, beta_k):\n"
+                         "  Q, K = omega_q @ X + beta_q, omega_k @ X + beta_k\n"
+                         "  return softmax_cols(K.T @ Q / np.sqrt(X.shape[0] / 2))\n")
+    v = verdict(probe, *run_probe(probe, kernel, seed=seed, monkeypatch=monkeypatch), 2)
+    assert v.score == 0, v.message
+    assert all(c.inputs["X"].shape[0] != 2 * c.inputs["omega_q"].shape[0]
+               for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh")
+
+
+def test_a_masked_softmax_for_one_length_per_sequence_only_is_told_where_it_fails(monkeypatch):
+    """Round 10's n05 (its honest part): valid_lens[:, None, None] handles one length per sequence, and raises on
+    a length per query. Said as the inputs it is wrong on, not as a guess at an axis."""
+    probe = PROBES["05_batched_masked_attention"]["test_masked_softmax"]
+    kernel = kernel_with("def softmax(S):\n  e = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                         "  return e / e.sum(axis=-1, keepdims=True)\n"
+                         "def masked_softmax(scores, valid_lens):\n"
+                         "  if valid_lens is None:\n    return softmax(scores)\n"
+                         "  mask = np.arange(scores.shape[-1]) < np.asarray(valid_lens)[:, None, None]\n"
+                         "  return softmax(np.where(mask, scores, -1e6))\n")
+    v = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3)
+    assert 0 < v.score < 3 and "those where valid_lens gives one length per query (B, Tq)" in v.message, v.message
+    assert "transposed" not in v.message, v.message
+
+
+@pytest.mark.parametrize("query, said", [("all_keys[n]", True), ("all_keys[n] * 2", False)])
+def test_an_input_used_where_another_is_due_is_said_as_that(query, said, monkeypatch):
+    """Round 10's k01: the loop's dot products take key n where query n is due. On every input the result is
+    the right code's with all_keys in place of all_queries: said as that. Twice the key is no input: not said."""
+    probe = PROBES["01_self_attention"]["test_attention_loop"]
+    cell = ("all_x_prime = []\nfor n in range(N):\n"
+            f"    scores = [k.T @ ({query}) for k in all_keys]\n"
+            "    w = softmax(np.array(scores).reshape(-1, 1))\n"
+            "    all_x_prime.append(sum(w[m] * all_values[m] for m in range(N)))\n")
+    kernel = kernel_with("def softmax(items_in):\n  e = np.exp(items_in - np.max(items_in))\n  return e / e.sum()\n")
+    v = verdict(probe, *run_probe(probe, kernel, cell, monkeypatch=monkeypatch), 2)
+    assert v.score == 0 and ("with all_keys in place of all_queries" in v.message) == said, v.message
+
+
+def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
+    """Round 10's k04 with the fresh head counts 3 and 4: sqrt(D / 2) for the head's size makes the scaled scores
+    sqrt(2 / H) times the right ones, a factor that changes with H. "1/sqrt(2): a scale applied twice, or a missing
+    one?" held on one input only: the guess goes, the factor stays. The same factor on every wrong input keeps it,
+    and a guess that ties the factor to a size is left to _without_chance_ties (a size changes from case to case)."""
+    said = ("Your scaled scores are not right: in your `data_in`, every entry is 0.7071 times the right one "
+            "(0.7071 = 1/sqrt(2): a scale applied twice, or a missing one?).")
+    other = "Your scaled scores are not right: in your `data_in`, every entry is 0.8165 times the right one."
+    assert protocol._steady_factor(said, [other]) == ("Your scaled scores are not right: in your `data_in`, every "
+                                                      "entry is 0.7071 times the right one.")
+    assert protocol._steady_factor(said, [said, said]) == said
+    assert protocol._steady_factor(said, []) == said
+    tied = "every entry is 0.5 times the right one (0.5 = 1/2, and 2 is the input H: a scale by the wrong size?)"
+    assert protocol._steady_factor(tied, [other]) == tied

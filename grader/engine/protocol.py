@@ -1027,6 +1027,8 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
         argument = None if mistake else _argument_finding(probe, cases, got, reasons)
         step, certain, *more = (None, False) if mistake or argument else _step_finding(probe, cases, got, reasons, traces)
         step = more[0] if more else step
+        if not (mistake or argument or certain):  # (a step found says where, which an input swapped does not)
+            argument = _swapped_input_finding(probe, cases, got, reasons)
         cause = mistake.said if mistake else argument or (step if certain else _finding(probe, cases, got, reasons, traces)[0])
         # What is known: right on the example, wrong on every fresh input. Not why: a size tied to the example
         # is one cause, a rule the example cannot show (a tie, a space at the end of a text) another, and the
@@ -1098,6 +1100,10 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
                            finding="step")
         said = f"{step} {_sentence(text)}" if kind == "structural" else whole[0] if whole else step
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {said}", finding="step")
+    # No step says where: an input used where another is due, when one fits every input, says what
+    swapped = _swapped_input_finding(probe, cases, got, reasons)
+    if swapped:
+        return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(swapped)}", finding="structural")
     text, kind = _finding(probe, cases, got, reasons, traces)
     traits = _trait_finding(cases, got, reasons)
     if traits:  # which inputs it is wrong on, as a property of the inputs (an example would be a third sentence)
@@ -1200,6 +1206,58 @@ def _argument_finding(probe, cases, got, reasons):
     return (f"On every input it does what the right code does with {name} equal to {other}, not to the {name} it "
             f"is given ({name} = {int(book.inputs[name])}, {other} = {int(book.inputs[other])} on {_where(book)}): "
             f"the result must follow the argument {name}")
+
+
+@_diagnosis(None)
+def _swapped_input_finding(probe, cases, got, reasons):
+    """ "On every input it does what the right code does with all_keys in place of all_queries: ..." when the
+    results are, on every case, the reference's with one input (an array, or a list of them) given the value of
+    another input of the same shape: a name used where another is due (keys for queries, one bias for another).
+    Said only when exactly one pair fits every case, right ones included, and a wrong case tells the two apart;
+    None otherwise (or when the reference calls would cost more than ARGUMENT_BUDGET)."""
+    import time
+    if probe.judge or all(g is None for g, why in zip(got, reasons) if why is not None):
+        return None
+
+    def shape(value):
+        if isinstance(value, (bool, int, float, np.integer, np.floating, str)) or isinstance(value, dict):
+            return None
+        try:
+            a = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return None
+        return a.shape if a.size > 1 else None
+    names = [n for n in cases[0].inputs if shape(cases[0].inputs[n]) is not None]
+    pairs = [(a, b) for a in names for b in names
+             if a != b and all(shape(c.inputs.get(a)) is not None and shape(c.inputs.get(a)) == shape(c.inputs.get(b))
+                               for c in cases)]
+    start, fits = time.process_time(), []
+    for a, b in pairs:
+        told = False
+        for case, g, why in sorted(zip(cases, got, reasons), key=lambda t: t[2] is None):  # wrong ones first
+            if time.process_time() - start > ARGUMENT_BUDGET:
+                return None
+            if np.array_equal(np.asarray(case.inputs[a], dtype=float), np.asarray(case.inputs[b], dtype=float)):
+                if why is not None:  # the two the same here: the swap cannot be why it is wrong
+                    break
+                continue
+            if g is None:
+                break
+            try:
+                other = probe.reference(dict(case.inputs, **{a: case.inputs[b]}))
+            except Exception:
+                break
+            if compare(g, other, exact=probe.exact_shape) is not None:
+                break
+            told = told or why is not None
+        else:
+            if told:
+                fits.append((a, b))
+    if len(fits) != 1:
+        return None
+    a, b = fits[0]
+    return (f"On every input it does what the right code does with {b} in place of {a}: is {b} used where {a} "
+            "is due?")
 
 
 def _yes_no(value):
@@ -1416,9 +1474,27 @@ def _step_finding(probe, cases, got, reasons, traces):
                                                           or few and not others):
             continue  # chance, not the student's computation
         if said and said[1]:
-            return said
+            texts = [(first_wrong(k)[0] or (None,))[0] for k in range(len(wrong)) if k != n and first_wrong(k)[1]]
+            return (_steady_factor(said[0], texts),) + tuple(said[1:])
         uncertain = uncertain or (said[0] if said else None)
     return uncertain, False
+
+
+# "every entry is 0.7071 times the right one (0.7071 = 1/sqrt(2): ...)": a factor and the guess said after it
+_FACTOR_SAID = re.compile(r"every entry is (\S+) times the right one( \((?:[^()]|\([^()]*\))*\))")
+
+
+def _steady_factor(text, others):
+    """`text` without the guess after "every entry is c times the right one" when the guess names no size and
+    another wrong case's words (`others`) do not say the same c: a factor that changes from one input to the next
+    is no constant scale applied twice or left out (04's head size taken as D / 2, wrong by sqrt(2/H))."""
+    from . import diagnose
+    found = _FACTOR_SAID.search(text) if isinstance(text, str) else None
+    if not found or diagnose.size_ties(found[2]):
+        return text
+    if all(f"every entry is {found[1]} times the right one" in (o or "") for o in others):
+        return text
+    return text.replace(found[2], "", 1)
 
 
 def _where(case):
@@ -1504,12 +1580,21 @@ def _result_factor(probe, case, value):
 def _without_chance_ties(probe, case, value, text, bad):
     """`text` without the size it ties the result's factor to ("2 is the input H") when another wrong case's
     result is a factor of the right one too, but one that this size does not give there: a factor that does not
-    follow the size from case to case (a count doubled, H = 2 on the book's case) is no scale by that size."""
+    follow the size from case to case (a count doubled, H = 2 on the book's case) is no scale by that size. A
+    guess that names no size ("1/sqrt(2): a scale applied twice...") goes when another wrong result is not the
+    same multiple (see _steady_factor)."""
     from . import diagnose
     c = _result_factor(probe, case, value)
     words = diagnose._factor_words(c, case.inputs) if c is not None else ""
     ties = diagnose.size_ties(words)
-    if not ties or words not in text:
+    if not words or words not in text:
+        return text
+    if not ties:  # a guess that names no size: only when every other wrong result is the same multiple
+        for other, got, _ in bad:
+            if other is not case and got is not None:
+                c_other = _result_factor(probe, other, got)
+                if c_other is None or abs(c_other - c) > 1e-6 * abs(c):
+                    return text.replace(words, "")
         return text
     for other, got, _ in bad:
         if other is case or got is None:

@@ -46,8 +46,10 @@ def _as_two_heads(lists):
 def _head_cases(rng):
     book = cases.book_12_2()
     out = [Case("book", {"X": book["X"], **{n: book[f"{n}1"] for n in ("omega_q", "omega_k", "beta_q", "beta_k")}})]
-    for _ in range(N_FRESH):
-        lists, about = _fresh(rng, int(rng.choice((2, 3))))
+    # Never the book's two heads, so a head size taken as D / 2 (the book's) is wrong on every fresh input; three
+    # and four both, so what a size written into the code gives changes from one fresh input to the next
+    for H in rng.permutation((3, 4, int(rng.choice((3, 4)))))[:N_FRESH]:
+        lists, about = _fresh(rng, int(H))
         head = {n: lists[mistakes.plural(n)][0] for n in ("omega_q", "omega_k", "beta_q", "beta_k")}
         out.append(Case("fresh", {"X": lists["X"], **head},
                         about=about.rsplit(",", 1)[0] + f", head size {head['omega_q'].shape[0]}"))

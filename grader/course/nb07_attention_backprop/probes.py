@@ -17,7 +17,7 @@ import numpy as np
 
 from . import cases, mistakes, reference as ref
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps
-from ...engine.protocol import Case, Probe, Step, kernel_source
+from ...engine.protocol import Case, Probe, Step, Trait, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
 GRADIENTS = ref.ATTENTION_GRADIENTS
@@ -92,11 +92,17 @@ def _book_gradient_check():
     return cases.gradient_check_case(i, 0, cases.gradient_check_true_gradient(dict(i, which=0)), 0.01)
 
 
+# Said when a gradient check is wrong on exactly the inputs of three axes (one that moves X[i, j] of a matrix)
+THREE_AXES = Trait("X has three axes", "X is a matrix",
+                   note="a central difference moves one entry of X at a time, whatever X's shape")
+
+
 def _gradient_check_cases(rng):
     """The book's case, then every test function on fresh inputs: right gradients checked with a large eps
     (where the truncation error of central differences is well above rounding, and one-sided differences
     are far off), and a gradient 5% wrong entry by entry."""
-    out = [Case("book", _book_gradient_check(), about="the attention loss, the book's X, eps=0.01")]
+    out = [Case("book", _book_gradient_check(), about="the attention loss, the book's X, eps=0.01",
+                traits={THREE_AXES: False})]
     for which, eps, wrong in ((1, 0.1, False), (2, 1e-3, True), (3, 0.01, False), (0, 0.01, True)):
         i = cases.fresh_07(rng)
         D, N = i["D"], i["N"]
@@ -106,7 +112,20 @@ def _gradient_check_cases(rng):
             dX = dX * (1 + 0.05 * rng.normal(size=dX.shape))
         name = cases.GRADIENT_CHECK_FUNCTIONS[which][0]
         out.append(Case("fresh", cases.gradient_check_case(i, which, dX, eps),
-                        about=f"{name}, D={D}, N={N}, eps={eps:g}{', a wrong gradient' if wrong else ''}"))
+                        about=f"{name}, D={D}, N={N}, eps={eps:g}{', a wrong gradient' if wrong else ''}",
+                        traits={THREE_AXES: False}))
+    # X of three axes, as the notebook's own mha_backward check passes it (x of shape (B, T, D)): "every entry
+    # of X" is every entry of any shape, not X[i, j] of a matrix
+    for which, eps, wrong in ((1, 0.1, False), (2, 1e-3, True)):
+        shape = (int(rng.integers(2, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 5)))
+        i = {"X": rng.normal(size=shape), "G": rng.normal(size=shape)}
+        dX = cases.gradient_check_true_gradient(dict(i, which=which))
+        if wrong:
+            dX = dX * (1 + 0.05 * rng.normal(size=dX.shape))
+        name = cases.GRADIENT_CHECK_FUNCTIONS[which][0]
+        out.append(Case("fresh", cases.gradient_check_case(i, which, dX, eps),
+                        about=f"{name}, X of shape {shape}, eps={eps:g}{', a wrong gradient' if wrong else ''}",
+                        traits={THREE_AXES: True}))
     return out
 
 
