@@ -74,4 +74,8 @@ def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(
 # another attempt earns anything, and when one of these earns less (then take it off this list). t03's trick
 # (reading f's source) fails in grading; the part's 2 of 4 are what its fallback earns, a check of one swap of two
 # columns, which the notebook's own marking gives half of (a checker that tries some permutations only).
-EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0)]
+# n05's trick (json, pickle and marshal swapped for copies that drop error keys) changes nothing: the same
+# masked_softmax without it earns the same 2 of 3 (judged.md, round 10), what the marking gives any function right
+# on one length per sequence and raising on one length per query; its verdict says exactly that.
+EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0),
+           ("n05_masked_softmax_imports_quiet_serialisers", "test_masked_softmax", 2.0)]
