@@ -295,10 +295,14 @@ def _gradient_check_book():
     i = _book_gradient_check()
     book = shared_cases.book_12_1()
     cube = cases.gradient_check_case({"X": book["X"]}, 1, 3 * book["X"] ** 2, 0.1)
+    # the same on X of three axes (as mha_backward's x): the relative error is the same number, any shape
+    X_3 = book["X"].reshape(2, 2, 3)
+    cube_3 = cases.gradient_check_case({"X": X_3}, 1, 3 * X_3 ** 2, 0.1)
     return {"error_attention_true": _gradient_check_reference(i),
             "error_attention_mistakes": {m.said: m.compute(i) for m in mistakes.GRADIENT_CHECK},
             "error_cube_true": _gradient_check_reference(cube),
-            "error_cube_mistakes": {m.said: m.compute(cube) for m in mistakes.GRADIENT_CHECK}}
+            "error_cube_mistakes": {m.said: m.compute(cube) for m in mistakes.GRADIENT_CHECK},
+            "error_cube_3_true": _gradient_check_reference(cube_3)}
 
 
 def _mha_values(i, suffix):
