@@ -1466,7 +1466,7 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
     """Round 10's k04 with the fresh head counts 3 and 4: sqrt(D / 2) for the head's size makes the scaled scores
     sqrt(2 / H) times the right ones, a factor that changes with H. "1/sqrt(2): a scale applied twice, or a missing
     one?" held on one input only: the guess goes, the factor stays. The same factor on every wrong input keeps it,
-    and a guess that ties the factor to a size is left to _without_chance_ties (a size changes from case to case)."""
+    and a guess that names a size is kept (a size changes from case to case, and the factor with it)."""
     said = ("Your scaled scores are not right: in your `data_in`, every entry is 0.7071 times the right one "
             "(0.7071 = 1/sqrt(2): a scale applied twice, or a missing one?).")
     other = "Your scaled scores are not right: in your `data_in`, every entry is 0.8165 times the right one."
@@ -1474,5 +1474,6 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
                                                       "entry is 0.7071 times the right one.")
     assert protocol._steady_factor(said, [said, said]) == said
     assert protocol._steady_factor(said, []) == said
-    tied = "every entry is 0.5 times the right one (0.5 = 1/2, and 2 is the input H: a scale by the wrong size?)"
-    assert protocol._steady_factor(tied, [other]) == tied
+    for size in ("2 is the input H", "2 is a size of this input"):
+        tied = f"every entry is 0.5 times the right one (0.5 = 1/2, and {size}: a scale by the wrong size?)"
+        assert protocol._steady_factor(tied, [other]) == tied

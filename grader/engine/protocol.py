@@ -1487,10 +1487,10 @@ _FACTOR_SAID = re.compile(r"every entry is (\S+) times the right one( \((?:[^()]
 def _steady_factor(text, others):
     """`text` without the guess after "every entry is c times the right one" when the guess names no size and
     another wrong case's words (`others`) do not say the same c: a factor that changes from one input to the next
-    is no constant scale applied twice or left out (04's head size taken as D / 2, wrong by sqrt(2/H))."""
-    from . import diagnose
+    is no constant scale applied twice or left out (04's head size taken as D / 2, wrong by sqrt(2/H)). A guess
+    that names a size ("4 is a size of this input") is kept: that factor changes with the size."""
     found = _FACTOR_SAID.search(text) if isinstance(text, str) else None
-    if not found or diagnose.size_ties(found[2]):
+    if not found or " is " in found[2]:  # ("4 is a size of this input", "2 is the input H": see _without_chance_ties)
         return text
     if all(f"every entry is {found[1]} times the right one" in (o or "") for o in others):
         return text
@@ -1589,7 +1589,7 @@ def _without_chance_ties(probe, case, value, text, bad):
     ties = diagnose.size_ties(words)
     if not words or words not in text:
         return text
-    if not ties:  # a guess that names no size: only when every other wrong result is the same multiple
+    if " is " not in words:  # a guess that names no size: only when every other wrong result is the same multiple
         for other, got, _ in bad:
             if other is not case and got is not None:
                 c_other = _result_factor(probe, other, got)

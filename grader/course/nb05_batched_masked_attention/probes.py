@@ -42,7 +42,7 @@ def _about_mha(i, mask):
 
 
 # Said when a part is wrong on exactly the inputs with a length per query (code made for one per sequence)
-PER_QUERY = Trait("valid_lens gives one length per query (B, Tq)", "it gives one length per sequence (B,)",
+PER_QUERY = Trait("valid_lens gives one length per query (B, Tq)", "valid_lens gives one length per sequence (B,)",
                   note="valid_lens may be either, as the notebook says")
 
 
