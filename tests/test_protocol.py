@@ -1466,7 +1466,8 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
     """Round 10's k04 with the fresh head counts 3 and 4: sqrt(D / 2) for the head's size makes the scaled scores
     sqrt(2 / H) times the right ones, a factor that changes with H. "1/sqrt(2): a scale applied twice, or a missing
     one?" held on one input only: the guess goes, the factor stays. The same factor on every wrong input keeps it,
-    and a guess that names a size is kept (a size changes from case to case, and the factor with it)."""
+    and a guess that names a size is kept when the others name sizes too (a size changes from case to case, and the
+    factor with it)."""
     said = ("Your scaled scores are not right: in your `data_in`, every entry is 0.7071 times the right one "
             "(0.7071 = 1/sqrt(2): a scale applied twice, or a missing one?).")
     other = "Your scaled scores are not right: in your `data_in`, every entry is 0.8165 times the right one."
@@ -1474,6 +1475,13 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
                                                       "entry is 0.7071 times the right one.")
     assert protocol._steady_factor(said, [said, said]) == said
     assert protocol._steady_factor(said, []) == said
+    # A guess that names a size stays when the others name sizes too (the same places), and goes when they do not:
+    # the ratio sqrt(2)/sqrt(3) tied to N = 3 on one input, where the others' factors tie to no N
     for size in ("2 is the input H", "2 is a size of this input"):
         tied = f"every entry is 0.5 times the right one (0.5 = 1/2, and {size}: a scale by the wrong size?)"
-        assert protocol._steady_factor(tied, [other]) == tied
+        follows = tied.replace("0.5", "0.25").replace("1/2", "1/4").replace("2 is", "4 is")
+        assert protocol._steady_factor(tied, [follows]) == tied
+        assert protocol._steady_factor(tied, [other]) == "every entry is 0.5 times the right one"
+    ratio = ("in your `data_in`, every entry is 0.8165 times the right one (0.8165 = sqrt(2)/sqrt(3), where 3 is "
+             "X.shape[1] and 2 is a size of this input: a scale by the wrong size, sqrt(3) where sqrt(2) is due?).")
+    assert protocol._steady_factor(ratio, [said]) == "in your `data_in`, every entry is 0.8165 times the right one."

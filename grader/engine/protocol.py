@@ -1485,16 +1485,24 @@ _FACTOR_SAID = re.compile(r"every entry is (\S+) times the right one( \((?:[^()]
 
 
 def _steady_factor(text, others):
-    """`text` without the guess after "every entry is c times the right one" when the guess names no size and
-    another wrong case's words (`others`) do not say the same c: a factor that changes from one input to the next
-    is no constant scale applied twice or left out (04's head size taken as D / 2, wrong by sqrt(2/H)). A guess
-    that names a size ("4 is a size of this input") is kept: that factor changes with the size."""
+    """`text` without the guess after "every entry is c times the right one" unless every other wrong case's words
+    (`others`) bear it out: a guess that names no size ("1/sqrt(2): a scale applied twice?") when they say the same
+    c; one that names sizes when they also name sizes, the same places among them ("3 is X.shape[1]"). A factor
+    that changes from one input to the next is no constant scale, and one that follows no size is tied to none
+    (04's head size taken as D / 2: sqrt(2/H), H no input, is sqrt(2/N) on an input where N = H = 3)."""
+    from . import diagnose
     found = _FACTOR_SAID.search(text) if isinstance(text, str) else None
-    if not found or " is " in found[2]:  # ("4 is a size of this input", "2 is the input H": see _without_chance_ties)
+    if not found:
         return text
-    if all(f"every entry is {found[1]} times the right one" in (o or "") for o in others):
-        return text
-    return text.replace(found[2], "", 1)
+    for other in others:
+        again = _FACTOR_SAID.search(other or "")
+        if " is " not in found[2]:
+            steady = f"every entry is {found[1]} times the right one" in (other or "")
+        else:
+            steady = bool(again) and " is " in again[2] and diagnose.size_ties(found[2]) <= diagnose.size_ties(again[2])
+        if not steady:
+            return text.replace(found[2], "", 1)
+    return text
 
 
 def _where(case):
