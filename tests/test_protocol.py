@@ -1485,3 +1485,10 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
     ratio = ("in your `data_in`, every entry is 0.8165 times the right one (0.8165 = sqrt(2)/sqrt(3), where 3 is "
              "X.shape[1] and 2 is a size of this input: a scale by the wrong size, sqrt(3) where sqrt(2) is due?).")
     assert protocol._steady_factor(ratio, [said]) == "in your `data_in`, every entry is 0.8165 times the right one."
+    # Round 6's w04 (scaled by sqrt(N), N = X.shape[1]): where another input ties the factor to X.shape[1] too, the
+    # guess stays, and an input whose sizes make the tie ambiguous ("5 is a size of this input") does not undo it
+    supports = ratio.replace("0.8165", "0.7746").replace("sqrt(2)/sqrt(3)", "sqrt(3)/sqrt(5)") \
+        .replace("3 is X.shape[1]", "5 is X.shape[1]")
+    generic = "every entry is 0.5 times the right one (0.5 = 1/sqrt(4), and 4 is a size of this input: ...?)"
+    assert protocol._steady_factor(ratio, [supports, generic]) == ratio
+    assert protocol._steady_factor(ratio, [generic]) == "in your `data_in`, every entry is 0.8165 times the right one."

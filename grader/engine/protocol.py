@@ -1485,24 +1485,25 @@ _FACTOR_SAID = re.compile(r"every entry is (\S+) times the right one( \((?:[^()]
 
 
 def _steady_factor(text, others):
-    """`text` without the guess after "every entry is c times the right one" unless every other wrong case's words
-    (`others`) bear it out: a guess that names no size ("1/sqrt(2): a scale applied twice?") when they say the same
-    c; one that names sizes when they also name sizes, the same places among them ("3 is X.shape[1]"). A factor
-    that changes from one input to the next is no constant scale, and one that follows no size is tied to none
-    (04's head size taken as D / 2: sqrt(2/H), H no input, is sqrt(2/N) on an input where N = H = 3)."""
+    """`text` without the guess after "every entry is c times the right one" unless the other wrong cases' words
+    (`others`) bear it out. A guess that names no size ("1/sqrt(2): a scale applied twice?"): they say the same c.
+    One that names sizes: they name sizes too, none of them other places than this one's ("3 is X.shape[1]"), and
+    one of them these places, when this one names places. A factor that changes from one input to the next is no
+    constant scale, and one that follows no size is tied to none (04's head size taken as D / 2: sqrt(2/H), H no
+    input, is sqrt(2/N) on an input where N = H = 3)."""
     from . import diagnose
     found = _FACTOR_SAID.search(text) if isinstance(text, str) else None
-    if not found:
+    if not found or not others:
         return text
-    for other in others:
-        again = _FACTOR_SAID.search(other or "")
-        if " is " not in found[2]:
-            steady = f"every entry is {found[1]} times the right one" in (other or "")
-        else:
-            steady = bool(again) and " is " in again[2] and diagnose.size_ties(found[2]) <= diagnose.size_ties(again[2])
-        if not steady:
-            return text.replace(found[2], "", 1)
-    return text
+    if " is " not in found[2]:
+        steady = all(f"every entry is {found[1]} times the right one" in (o or "") for o in others)
+        return text if steady else text.replace(found[2], "", 1)
+    places = diagnose.size_ties(found[2])
+    again = [_FACTOR_SAID.search(o or "") for o in others]
+    named = [diagnose.size_ties(a[2]) for a in again if a and " is " in a[2]]
+    steady = len(named) == len(others) and all(not t or places <= t for t in named) \
+        and (not places or any(places <= t for t in named))
+    return text if steady else text.replace(found[2], "", 1)
 
 
 def _where(case):
