@@ -103,29 +103,27 @@ def _gradient_check_cases(rng):
     are far off), and a gradient 5% wrong entry by entry."""
     out = [Case("book", _book_gradient_check(), about="the attention loss, the book's X, eps=0.01",
                 traits={THREE_AXES: False})]
+
+    def fresh(i, which, eps, wrong, sizes, three_axes):
+        dX = cases.gradient_check_true_gradient(dict(i, which=which))
+        if wrong:
+            dX = dX * (1 + 0.05 * rng.normal(size=dX.shape))
+        name = cases.GRADIENT_CHECK_FUNCTIONS[which][0]
+        out.append(Case("fresh", cases.gradient_check_case(i, which, dX, eps),
+                        about=f"{name}, {sizes}, eps={eps:g}{', a wrong gradient' if wrong else ''}",
+                        traits={THREE_AXES: three_axes}))
+
     for which, eps, wrong in ((1, 0.1, False), (2, 1e-3, True), (3, 0.01, False), (0, 0.01, True)):
         i = cases.fresh_07(rng)
         D, N = i["D"], i["N"]
         i.update(W=rng.normal(scale=1 / np.sqrt(D), size=(D, D)), G=rng.normal(size=(D, N)))
-        dX = cases.gradient_check_true_gradient(dict(i, which=which))
-        if wrong:
-            dX = dX * (1 + 0.05 * rng.normal(size=dX.shape))
-        name = cases.GRADIENT_CHECK_FUNCTIONS[which][0]
-        out.append(Case("fresh", cases.gradient_check_case(i, which, dX, eps),
-                        about=f"{name}, D={D}, N={N}, eps={eps:g}{', a wrong gradient' if wrong else ''}",
-                        traits={THREE_AXES: False}))
+        fresh(i, which, eps, wrong, f"D={D}, N={N}", False)
     # X of three axes, as the notebook's own mha_backward check passes it (x of shape (B, T, D)): "every entry
     # of X" is every entry of any shape, not X[i, j] of a matrix
     for which, eps, wrong in ((1, 0.1, False), (2, 1e-3, True)):
         shape = (int(rng.integers(2, 4)), int(rng.integers(2, 5)), int(rng.integers(2, 5)))
-        i = {"X": rng.normal(size=shape), "G": rng.normal(size=shape)}
-        dX = cases.gradient_check_true_gradient(dict(i, which=which))
-        if wrong:
-            dX = dX * (1 + 0.05 * rng.normal(size=dX.shape))
-        name = cases.GRADIENT_CHECK_FUNCTIONS[which][0]
-        out.append(Case("fresh", cases.gradient_check_case(i, which, dX, eps),
-                        about=f"{name}, X of shape {shape}, eps={eps:g}{', a wrong gradient' if wrong else ''}",
-                        traits={THREE_AXES: True}))
+        fresh({"X": rng.normal(size=shape), "G": rng.normal(size=shape)}, which, eps, wrong, f"X of shape {shape}",
+              True)
     return out
 
 
