@@ -223,3 +223,25 @@ def test_the_build_draws_figures_with_matplotlibs_own_fonts_whatever_the_machine
         "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.title(r'$\\sqrt{d_k}$')\nplt.show()")])
     outputs = build.execute(nb, tmp_path).cells[0].outputs
     assert [o.output_type for o in outputs] == ["display_data"], [o.get("text", "") for o in outputs]
+
+
+def test_nbval_kernels_take_no_tcp_port():
+    """nbval's kernels talk over unix sockets of their own (conftest.py), as every kernel the project starts.
+
+    Over TCP, two kernels started side by side (xdist's two workers) can race for a port, and one dies at start.
+    """
+    import os
+
+    from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
+
+    kernels = [RunningKernel(CURRENT_ENV_KERNEL_NAME) for _ in range(2)]
+    try:
+        for kernel in kernels:
+            assert kernel.km.transport == "ipc"
+            assert os.path.exists(f"{kernel.km.ip}-{kernel.km.shell_port}")
+            kernel.await_reply(kernel.execute_cell_input("6 * 7", allow_stdin=False), timeout=30)  # Empty if not
+            assert kernel.is_alive()
+        assert kernels[0].km.ip != kernels[1].km.ip
+    finally:
+        for kernel in kernels:
+            kernel.stop()
