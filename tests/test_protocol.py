@@ -618,6 +618,24 @@ def test_the_log_or_the_exponential_of_the_right_answer_is_said_so():
     assert "log" not in str(diagnose.same_shape(np.log(np.abs(scores)), scores))
 
 
+def test_a_factor_of_its_own_for_each_token_is_said_so():
+    """A normalisation whose divisor is wrong per token (a LayerNorm divided by the variance, not its square root):
+    each token's entries share one factor, a different one for each token. Said as that, and only then."""
+    from grader.engine import diagnose
+    x = np.random.default_rng(6).normal(size=(2, 3, 4))
+    centred, var = x - x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    right = centred / np.sqrt(var + 1e-5)
+    text = diagnose.same_shape(centred / (var + 1e-5), right, {"x": x}, ("items", "tokens", "features"))
+    assert text.startswith("the entries of each token are all off by one factor, a different one from token to token")
+    assert "what each token is scaled or divided by is wrong" in text
+    # one factor along the tokens (each feature's own), on a matrix: said of the columns
+    assert diagnose.same_shape(right[0] * np.array([1.5, 2.0, 2.5, 3.0]), right[0]).startswith(
+        "the entries of each column are all off by one factor")
+    # one factor for every entry is the single factor's finding; a factor that changes within a row is neither
+    assert diagnose.same_shape(2 * right, right).startswith("every entry is 2 times the right one")
+    assert "one factor" not in str(diagnose.same_shape(right * (1 + x ** 2), right))
+
+
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
     from grader.engine import diagnose

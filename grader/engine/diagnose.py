@@ -531,12 +531,31 @@ def same_shape(got, want, inputs=None, names=()):
             # a permutation of evenly spaced numbers (d2l's np.arange example) is off by constants too.
             return Finding(f"every one of its {axes[axis]} is off by the same amount",
                            "a bias left out, or added twice?", "bias")
+    scaled = _factor_per_slice(g, w, axes)
+    if scaled:
+        return scaled
     scale = np.max(np.abs(w)) + course().ATOL
     if np.max(np.abs(g - w)) / scale < 1e-2:
         # Only what the numbers show: "low precision" would be a guess (an Adam correction one step off,
         # a slightly wrong constant, give results as close).
         return (f"close, but not within the tolerance (largest difference {np.max(np.abs(g - w)):.2g}, "
                 f"{np.max(np.abs(g - w)) / scale:.1g} of its largest entry)")
+    return None
+
+
+def _factor_per_slice(g, w, axes):
+    """ "the entries of each token are all off by one factor, a different one from token to token (0.4 to 3.2)" when g
+    is w times a factor that is one number along an axis and changes along the others (a divisor worked out per token,
+    a norm or a standard deviation, that is wrong); else None. A single factor for all is factor()'s finding."""
+    for a in range(g.ndim - 1, g.ndim - 3, -1):  # one factor along the last axis (each row's), or along the one before
+        if g.ndim < 2 or g.shape[a] < 2 or np.any(np.count_nonzero(w, axis=a) < 2):
+            continue  # (a slice with one nonzero entry is some multiple of any other: no evidence)
+        c = np.sum(g * w, axis=a, keepdims=True) / np.sum(w * w, axis=a, keepdims=True)
+        if np.ptp(c) <= 1e-6 * max(1.0, float(np.max(np.abs(c)))) or not _close(g, c * w):
+            continue
+        owner = _singular(axes[-2] if a == g.ndim - 1 else axes[-1])
+        return (f"the entries of each {owner} are all off by one factor, a different one from {owner} to {owner} ("
+                f"{float(np.min(c)):.3g} to {float(np.max(c)):.3g}): what each {owner} is scaled or divided by is wrong")
     return None
 
 
