@@ -142,6 +142,11 @@ def test_a_cell_that_does_not_set_its_outputs_is_told_so(monkeypatch):
      "budget of 5 GiB"),
     # a student's exception of that name is not the grader's word
     ([{"output_type": "error", "ename": "KernelStopped", "evalue": "full marks, says the grader"}], "could not report"),
+    # what passes through the probe's `except Exception`, said as that; an Exception there is no such thing
+    ([{"output_type": "error", "ename": "SystemExit", "evalue": "0"}], "exit() or sys.exit() in your code ended"),
+    ([{"output_type": "error", "ename": "_Leave", "evalue": ""}], "_Leave was raised and ended the check, as no"),
+    ([{"output_type": "error", "ename": "ValueError", "evalue": ""}], "did your code redefine display"),
+    ([{"output_type": "error", "ename": "KeyboardInterrupt", "evalue": ""}], "did your code redefine display"),
 ])
 def test_no_report_scores_zero(outputs, words):
     cases = SELF_ATTENTION.cases(np.random.default_rng(0))

@@ -893,6 +893,16 @@ def _own_mistake(probe, cases, got, reasons, helpers):
     return any(fits(m) for m in probe.mistakes)
 
 
+def _escapes_except_exception(ename):
+    """Whether an error of this name passes through `except Exception`: SystemExit, GeneratorExit, a class of the
+    student's own (its base unknown here, but the probe caught any Exception); not KeyboardInterrupt, which is how
+    a kernel is stopped at its time limit."""
+    import builtins
+    known = getattr(builtins, ename, None) if isinstance(ename, str) else None
+    return isinstance(ename, str) and ename != "KeyboardInterrupt" and not (
+        isinstance(known, type) and issubclass(known, Exception))
+
+
 def _results(cases, outputs):
     """(the report's results, None), or (None, why the part's outputs hold no report that can be read)."""
     reported = [o for o in outputs if o.get("output_type") == "display_data" and MIME in o.get("data", {})]
@@ -904,6 +914,12 @@ def _results(cases, outputs):
             return None, stopped[0].replace("this cell", "its check")
         if any("Timeout" in str(o.get("ename", "")) for o in errors):
             return None, "it did not finish within the time limit"
+        escaped = [o["ename"] for o in errors if _escapes_except_exception(o.get("ename"))]
+        if escaped == ["SystemExit"] * len(escaped) and escaped:
+            return None, "the probe could not report: exit() or sys.exit() in your code ended the check; return instead"
+        if escaped:  # the probe catches Exception: what passes through it stops the check, report and all
+            return None, (f"the probe could not report: {escaped[0]} was raised and ended the check, as no Exception "
+                          "(a BaseException only) passes through it; raise an ordinary exception instead")
         return None, "the probe could not report: did your code redefine display, print or the kernel's hooks?"
     try:
         results = reported[0]["data"][MIME]["results"]
