@@ -1023,9 +1023,12 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
         step, certain, *more = _step_finding(probe, cases, got, [compare(g, probe.reference(c.inputs)) if g is not None
                                                                  else "no result" for c, g in zip(cases, got)], traces)
         step = more[0] if more else step
+        # Not "every step must work from its arguments" when no step is found: code that reads them all can
+        # still give one answer (07's two copies of X bound to one array: every difference 0, every error 1).
         return Verdict(0.0, points, f"{what}: on fresh inputs it returns {HARD_CODED}, where the right answer "
                                     "changes with them" + (f". {step}" if certain else
-                                                                        ": every step must work from its arguments"),
+                                                           ": look for the first value on its way that stays the "
+                                                           "same when the inputs change"),
                        HARD_CODED, "step" if certain else "named")
 
     # One policy in every notebook: right on the book's case and wrong on every fresh input
