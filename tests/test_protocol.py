@@ -1515,3 +1515,39 @@ def test_a_factor_that_changes_from_input_to_input_is_not_guessed_at():
     generic = "every entry is 0.5 times the right one (0.5 = 1/sqrt(4), and 4 is a size of this input: ...?)"
     assert protocol._steady_factor(ratio, [supports, generic]) == ratio
     assert protocol._steady_factor(ratio, [generic]) == "in your `data_in`, every entry is 0.8165 times the right one."
+
+
+def test_01s_softmax_is_probed_fresh_in_both_forms_the_notebook_gives_it(monkeypatch):
+    """The notebook calls softmax on a flat array (its own check) and on a list of 1 x 1 dot products (the loop,
+    the book's case): fresh inputs have both, every draw, and a softmax right on one form only is told which."""
+    from grader.course.nb01_self_attention.probes import DOT_PRODUCTS
+    probe = PROBES["01_self_attention"]["test_softmax"]
+    for seed in range(6):
+        assert {c.traits[DOT_PRODUCTS] for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh"} \
+            == {True, False}
+    last_axis = "def softmax(items_in):\n  e = np.exp(items_in)\n  return e / np.sum(e, axis=-1, keepdims=True)\n"
+    kernel = {"np": np}
+    exec(last_axis, kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 1)
+    assert v.score < 0.5 and "inputs, those where items_in is a list of 1 x 1 dot products" in v.message
+
+
+def test_one_answer_on_every_input_from_code_that_reads_its_arguments_is_not_told_to_read_them(monkeypatch):
+    """A gradient check whose two copies of X are one array (every difference 0, every error 1) reads all its
+    arguments and returns 1 on every input: told to look for the value that stays the same, not to read them."""
+    probe = PROBES["07_attention_backprop"]["test_gradient_check"]
+    aliased = ("def gradient_check(f, X, dX, eps=1e-6):\n"
+               "  numeric = np.zeros_like(X, dtype=float)\n"
+               "  for index in np.ndindex(X.shape):\n"
+               "    X_plus = X_minus = X.astype(float)\n"
+               "    X_plus[index] += eps\n"
+               "    X_minus[index] -= eps\n"
+               "    numeric[index] = (f(X_plus) - f(X_minus)) / (2 * eps)\n"
+               "  return np.max(np.abs(dX - numeric)) / max(np.max(np.abs(dX) + np.abs(numeric)), 1e-12)\n")
+    kernel = {"np": np}
+    exec(aliased, kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 2)
+    assert v.score == 0 and v.mistake == protocol.HARD_CODED, v.message
+    assert "work from its arguments" not in v.message and "stays the same when the inputs change" in v.message

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import mistakes, reference as ref, views
 from ..shared import cases as shared_cases, reference as shared_ref, steps as shared_steps, views as shared_views
-from ...engine.protocol import Case, Probe, Step, kernel_source
+from ...engine.protocol import Case, Probe, Step, Trait, kernel_source
 
 PARAMS = shared_cases.PARAMETERS
 N_FRESH = 3
@@ -36,13 +36,26 @@ def _qkv(i):
             ((i["omega_q"], i["beta_q"]), (i["omega_k"], i["beta_k"]), (i["omega_v"], i["beta_v"]))]
 
 
+# Said when a softmax is wrong on exactly the inputs of one form
+DOT_PRODUCTS = Trait("items_in is a list of 1 x 1 dot products (as the loop calls it)", "items_in is a flat array",
+                     note="the softmax is over all the numbers it is given, whatever their shape")
+
+
 def _softmax_cases(rng):
     book = shared_cases.book_12_1()
     queries, keys, _ = _qkv(book)
     dots = [k.T @ queries[0] for k in keys]  # the book's first call: a list of (1, 1) arrays
-    fresh = [rng.normal(scale=2.0, size=int(n)) for n in rng.choice((2, 4, 5, 6, 7), size=N_FRESH)]
-    return ([Case("book", {"items_in": dots})]
-            + [Case("fresh", {"items_in": x}, about=f"{len(x)} numbers") for x in fresh])
+    # Both forms the notebook gives it, fresh: a flat array (its own check) and a list of (1, 1) dot products
+    # (the loop's call, the book's case), the third either; a softmax right on one form only is right on some.
+    forms = ["flat", "dot products", ("flat", "dot products")[int(rng.integers(2))]]
+    fresh = []
+    for form, n in zip(forms, rng.choice((2, 4, 5, 6, 7), size=N_FRESH)):
+        x = rng.normal(scale=2.0, size=int(n))
+        listed = form == "dot products"
+        fresh.append(Case("fresh", {"items_in": [v.reshape(1, 1) for v in x] if listed else x},
+                          about=f"{len(x)} dot products, each 1 x 1" if listed else f"{len(x)} numbers",
+                          traits={DOT_PRODUCTS: listed}))
+    return [Case("book", {"items_in": dots}, traits={DOT_PRODUCTS: True})] + fresh
 
 
 def _loop_inputs(i):
