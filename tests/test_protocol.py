@@ -641,6 +641,19 @@ def test_a_factor_of_its_own_for_each_token_is_said_so():
     assert "one factor" not in str(diagnose.same_shape(right * (1 + x ** 2), right))
 
 
+def test_a_ratio_of_sizes_that_is_a_whole_numbers_root_is_told_both_readings():
+    """Round 11's m07: dS divided by d where sqrt(d) is due, d = D / H = 3: 1/sqrt(3) = sqrt(2)/sqrt(6) was said
+    as 'sqrt(6) where sqrt(2) is due' alone. Where the ratio is a whole number's root, both readings are said."""
+    from grader.engine import diagnose
+    w = np.random.default_rng(0).normal(size=(2, 5, 3, 3))
+    text = diagnose.same_shape(w / np.sqrt(3), w, {"x": np.zeros((2, 5, 6)), "H": 2})
+    assert "= sqrt(2)/sqrt(6) = 1/sqrt(3)" in text and "sqrt(6) where sqrt(2) is due, or a scale by sqrt(3) applied " \
+        "twice?" in text
+    # sqrt(4)/sqrt(6) is the root of no whole number: the wrong size alone
+    assert diagnose.same_shape(w * np.sqrt(4 / 6), w, {"X": np.zeros((4, 6))}).endswith(
+        "a scale by the wrong size, sqrt(6) where sqrt(4) is due?)")
+
+
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
     from grader.engine import diagnose

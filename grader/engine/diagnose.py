@@ -137,6 +137,14 @@ def _factor_words(c, inputs):
     if len(fits) == 1:
         a, b, root = fits[0]
         a_, b_ = (f"sqrt({a})", f"sqrt({b})") if root else (f"{a}", f"{b}")
+        k = max(a, b) // min(a, b)
+        if root and k * min(a, b) == max(a, b):
+            # sqrt(2)/sqrt(6) is also 1/sqrt(3), 3 = 6/2 a size the code works out (the head size D / H, divided by
+            # where its square root is due): either reading, neither picked
+            again = "applied twice" if c < 1 else "left out"
+            return (f" ({c:.4g} = {a_}/{b_} = {'1/' if c < 1 else ''}sqrt({k}), where {size_words(b, inputs)} and "
+                    f"{size_words(a, inputs)}: a scale by the wrong size, {b_} where {a_} is due, or a scale by "
+                    f"sqrt({k}) {again}?)")
         return (f" ({c:.4g} = {a_}/{b_}, where {size_words(b, inputs)} and {size_words(a, inputs)}: a scale by the "
                 f"wrong size, {b_} where {a_} is due?)")
     for k in range(2, 65):
