@@ -654,6 +654,17 @@ def test_a_ratio_of_sizes_that_is_a_whole_numbers_root_is_told_both_readings():
         "a scale by the wrong size, sqrt(6) where sqrt(4) is due?)")
 
 
+def test_a_wrong_length_says_where_the_inputs_have_it():
+    """Round 11's m04 (Q @ K.T where K.T @ Q is due): 4 keys where 6 are due, 4 being the queries' feature size.
+    The places are listed, all of them (a fact, no pick among them); a length no input has is said alone."""
+    from grader.engine import diagnose
+    inputs = {"Q": np.zeros((4, 6)), "K": np.zeros((4, 6))}
+    assert diagnose.other_shape(np.ones((4, 4)), np.ones((6, 6)), inputs, ("keys", "queries")).endswith(
+        "4 keys where 6 are expected; 4 queries where 6 are expected (4 is Q.shape[0] and K.shape[0])")
+    assert diagnose.other_shape(np.ones((5, 5)), np.ones((6, 6)), inputs, ("keys", "queries")).endswith(
+        "5 queries where 6 are expected")
+
+
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
     from grader.engine import diagnose

@@ -65,6 +65,10 @@ def _named(plural, indices):
     return f"{_singular(plural) if len(indices) == 1 else plural} {_numbers(indices)}"
 
 
+def _listing(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _size_origins(inputs):
     """{size: where the inputs have it}: each axis length of an array input ("X.shape[1]"), each list's
     length ("len(params)") and each whole number given, for naming a factor."""
@@ -593,7 +597,11 @@ def other_shape(got, want, inputs=None, names=()):
     if g.ndim == w.ndim:
         off = [a for a in range(w.ndim) if g.shape[a] != w.shape[a]]
         said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
-        return f"shape {g.shape}, expected {w.shape}: {said}"
+        # Where a wrong length is in the inputs: 4 keys where 6 are due, 4 being Q.shape[0] (features, not tokens)
+        origins = _size_origins(inputs)
+        places = [f"{n} is {_listing(origins[n])}" for n in sorted({g.shape[a] for a in off})
+                  if 0 < len(origins.get(n, [])) <= 3 and "a size of its items" not in origins[n]]
+        return f"shape {g.shape}, expected {w.shape}: {said}" + (f" ({'; '.join(places)})" if places else "")
     return f"shape {g.shape}, expected {w.shape}"
 
 
