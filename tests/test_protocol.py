@@ -665,6 +665,18 @@ def test_a_wrong_length_says_where_the_inputs_have_it():
         "5 queries where 6 are expected")
 
 
+def test_a_count_off_by_a_whole_number_is_said_so_not_close():
+    """Round 11's m08 (one LayerNorm's 2 D parameters left out of the count) was told 'close, but not within the
+    tolerance', which sends a student after rounding. Whole numbers off by one whole number are said as that, with
+    the multiple of a size where one size fits."""
+    from grader.engine import diagnose
+    sizes = {"D": 320, "H": 5, "D_ff": 1920}
+    assert diagnose.same_shape(np.array(4000.0 - 640), np.array(4000.0), sizes) == \
+        "it is 640 below the right value (640 = 2 x 320, and 320 is the input D)"
+    assert diagnose.same_shape(np.array(4007.0), np.array(4000.0), sizes) == "it is 7 above the right value"
+    assert "close, but not" in diagnose.same_shape(np.array(4000.5), np.array(4000.0), sizes)
+
+
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():
     """A factor equal to one list's length is said as that length; one that two axes share is only "a size"."""
     from grader.engine import diagnose

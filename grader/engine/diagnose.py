@@ -536,6 +536,9 @@ def same_shape(got, want, inputs=None, names=()):
                                "a length, a mask or a loop bound that stops early?", ("loop", "mask"))
             return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
                     f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
+    counted = _off_by_a_count(g, w, inputs)  # (whole numbers due: a count, where "a bias" is no cause)
+    if counted:
+        return counted
     offset = g - w
     for axis in range(g.ndim):
         if g.shape[axis] > 1 and np.allclose(offset, offset.take([0], axis), rtol=0, atol=course().ATOL):
@@ -555,19 +558,40 @@ def same_shape(got, want, inputs=None, names=()):
     return None
 
 
+def _off_by_a_count(g, w, inputs):
+    """ "it is 640 below the right value (640 = 2 x 320, and 320 is the input D)" when whole numbers are due and
+    every entry is off by the same whole number: a term of a count left out or counted twice. "Close, but not
+    within the tolerance" would send a student after rounding. The multiple of a size is said when one size, named
+    in one place, and one multiple up to 16 fit; else the difference alone."""
+    d = g - w
+    yes_no = np.isin(g, (0, 1)).all() and np.isin(w, (0, 1)).all()  # (their own findings say these)
+    if yes_no or not (np.all(np.isfinite(g)) and np.array_equal(w, np.round(w)) and np.array_equal(g, np.round(g))
+                      and np.all(d == d.flat[0]) and d.flat[0] != 0):
+        return None
+    d = int(d.flat[0])
+    fits = [(n, abs(d) // n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16]
+    words = ""
+    if len(fits) == 1 and size_words(fits[0][0], inputs) != f"{fits[0][0]} is a size of this input":
+        n, k = fits[0]
+        words = f" ({abs(d)} = {k} x {n}, and {size_words(n, inputs)})" if k > 1 else f" ({size_words(n, inputs)})"
+    where = "every entry is" if g.size > 1 else "it is"
+    return f"{where} {abs(d)} {'above' if d > 0 else 'below'} the right value{words}"
+
+
 def _factor_per_slice(g, w, axes):
     """ "the entries of each token are all off by one factor, a different one from token to token (0.4 to 3.2)" when g
     is w times a factor that is one number along an axis and changes along the others (a divisor worked out per token,
     a norm or a standard deviation, that is wrong); else None. A single factor for all is factor()'s finding."""
     for a in range(g.ndim - 1, g.ndim - 3, -1):  # one factor along the last axis (each row's), or along the one before
         if g.ndim < 2 or g.shape[a] < 2 or np.any(np.count_nonzero(w, axis=a) < 2):
-            continue  # (a slice with one nonzero entry is some multiple of any other: no evidence)
+            continue  # (a slice of one nonzero entry is a multiple of any other: no evidence)
         c = np.sum(g * w, axis=a, keepdims=True) / np.sum(w * w, axis=a, keepdims=True)
         if np.ptp(c) <= 1e-6 * max(1.0, float(np.max(np.abs(c)))) or not _close(g, c * w):
             continue
         owner = _singular(axes[-2] if a == g.ndim - 1 else axes[-1])
-        return (f"the entries of each {owner} are all off by one factor, a different one from {owner} to {owner} ("
-                f"{float(np.min(c)):.3g} to {float(np.max(c)):.3g}): what each {owner} is scaled or divided by is wrong")
+        low, high = float(np.min(c)), float(np.max(c))
+        return (f"the entries of each {owner} are all off by one factor, a different one from {owner} to {owner} "
+                f"({low:.3g} to {high:.3g}): what each {owner} is scaled or divided by is wrong")
     return None
 
 
