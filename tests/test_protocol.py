@@ -660,7 +660,7 @@ def test_a_wrong_length_says_where_the_inputs_have_it():
     from grader.engine import diagnose
     inputs = {"Q": np.zeros((4, 6)), "K": np.zeros((4, 6))}
     assert diagnose.other_shape(np.ones((4, 4)), np.ones((6, 6)), inputs, ("keys", "queries")).endswith(
-        "4 keys where 6 are expected; 4 queries where 6 are expected (4 is Q.shape[0] and K.shape[0])")
+        "4 keys where 6 are expected; 4 queries where 6 are expected (4 is .shape[0] of Q and K)")
     assert diagnose.other_shape(np.ones((5, 5)), np.ones((6, 6)), inputs, ("keys", "queries")).endswith(
         "5 queries where 6 are expected")
 
@@ -674,7 +674,22 @@ def test_a_count_off_by_a_whole_number_is_said_so_not_close():
     assert diagnose.same_shape(np.array(4000.0 - 640), np.array(4000.0), sizes) == \
         "it is 640 below the right value (640 = 2 x 320, and 320 is the input D)"
     assert diagnose.same_shape(np.array(4007.0), np.array(4000.0), sizes) == "it is 7 above the right value"
+    # 16 = 2 x 8 = 8 x 2 where D is 8 and H is 2: the smallest multiple
+    assert diagnose.same_shape(np.array(84.0), np.array(100.0), {"D": 8, "H": 2, "D_ff": 32}) == \
+        "it is 16 below the right value (16 = 2 x 8, and 8 is the input D)"
     assert "close, but not" in diagnose.same_shape(np.array(4000.5), np.array(4000.0), sizes)
+
+
+def test_weights_the_same_for_every_key_are_said_so_before_their_sums():
+    """Round 11's m01 (the loop weighs every value with output n's own weight a[n, n]): its weights are the same
+    for every key, and so do not sum to one; the first is the fact to say ('a normalisation missing?' was not)."""
+    from grader.engine import diagnose
+    scores = np.random.default_rng(8).normal(size=(4, 4))
+    weights = np.exp(scores) / np.exp(scores).sum(axis=0)
+    one_each = np.tile(np.diagonal(weights), (4, 1))  # column n: a[n, n] for every key
+    assert diagnose.same_shape(one_each, weights, names=("keys", "queries")).startswith(
+        "it is the same for every key, which the right answer is not")
+    assert "do not sum to one" in diagnose.same_shape(2 * weights + 0.1, weights, names=("keys", "queries"))
 
 
 def test_a_factor_names_where_the_inputs_have_it_only_when_one_place_does():

@@ -69,6 +69,15 @@ def _listing(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def _places(origins):
+    """ "Q.shape[0] and K.shape[0]"; the same axis of several arrays as ".shape[0] of omega_q, omega_k and beta_q"."""
+    import re
+    axes = {re.sub(r"^\w+\.shape", "", o) for o in origins}
+    if len(origins) > 1 and len(axes) == 1 and all(re.fullmatch(r"\w+\.shape\[\d+\]", o) for o in origins):
+        return f".shape{axes.pop()} of {_listing([o.split('.')[0] for o in origins])}"
+    return _listing(origins)
+
+
 def _size_origins(inputs):
     """{size: where the inputs have it}: each axis length of an array input ("X.shape[1]"), each list's
     length ("len(params)") and each whole number given, for naming a factor."""
@@ -487,6 +496,13 @@ def same_shape(got, want, inputs=None, names=()):
             if flipped and all(_close(g.take(i, axis), -w.take(i, axis)) for i in flipped):
                 return (f"{_named(axes[axis], flipped)} {'has' if len(flipped) == 1 else 'have'} "
                         "the wrong sign, the rest are right")
+    # (before the sums: weights that stay the same across the keys do not sum to one either, and that is the
+    # consequence, not the fact; 01's loop with one query's weight for every value)
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
+            one = _singular(axes[axis])
+            return (f"it is the same for every {one}, which the right answer is not: something that should "
+                    f"change from one {one} to the next stays the same")
     for axis in range(g.ndim):
         if _sums_to_one(w, axis) and not _sums_to_one(g, axis):
             others = [b for b in range(g.ndim) if b != axis and _sums_to_one(g, b)]
@@ -505,11 +521,6 @@ def same_shape(got, want, inputs=None, names=()):
             text = _weights(g, w, axes, axis)
             if text:
                 return text
-    for axis in range(g.ndim):
-        if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
-            one = _singular(axes[axis])
-            return (f"it is the same for every {one}, which the right answer is not: something that should "
-                    f"change from one {one} to the next stays the same")
     moved = _rearranged(g, w)
     if moved:
         return moved
@@ -561,18 +572,20 @@ def same_shape(got, want, inputs=None, names=()):
 def _off_by_a_count(g, w, inputs):
     """ "it is 640 below the right value (640 = 2 x 320, and 320 is the input D)" when whole numbers are due and
     every entry is off by the same whole number: a term of a count left out or counted twice. "Close, but not
-    within the tolerance" would send a student after rounding. The multiple of a size is said when one size, named
-    in one place, and one multiple up to 16 fit; else the difference alone."""
+    within the tolerance" would send a student after rounding. The multiple of a size is said when a size named in one
+    place fits with a multiple up to 16 smaller than any other's; else the difference alone."""
     d = g - w
     yes_no = np.isin(g, (0, 1)).all() and np.isin(w, (0, 1)).all()  # (their own findings say these)
     if yes_no or not (np.all(np.isfinite(g)) and np.array_equal(w, np.round(w)) and np.array_equal(g, np.round(g))
                       and np.all(d == d.flat[0]) and d.flat[0] != 0):
         return None
     d = int(d.flat[0])
-    fits = [(n, abs(d) // n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16]
+    # (16 = 2 x 8 = 8 x 2 where D is 8 and H is 2: the smallest multiple, a fact either way, when one has it)
+    fits = sorted((abs(d) // n, n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16
+                  and size_words(n, inputs) != f"{n} is a size of this input")
     words = ""
-    if len(fits) == 1 and size_words(fits[0][0], inputs) != f"{fits[0][0]} is a size of this input":
-        n, k = fits[0]
+    if fits and (len(fits) == 1 or fits[0][0] < fits[1][0]):
+        k, n = fits[0]
         words = f" ({abs(d)} = {k} x {n}, and {size_words(n, inputs)})" if k > 1 else f" ({size_words(n, inputs)})"
     where = "every entry is" if g.size > 1 else "it is"
     return f"{where} {abs(d)} {'above' if d > 0 else 'below'} the right value{words}"
@@ -623,8 +636,8 @@ def other_shape(got, want, inputs=None, names=()):
         said = "; ".join(f"{g.shape[a]} {axes[a]} where {w.shape[a]} are expected" for a in off)
         # Where a wrong length is in the inputs: 4 keys where 6 are due, 4 being Q.shape[0] (features, not tokens)
         origins = _size_origins(inputs)
-        places = [f"{n} is {_listing(origins[n])}" for n in sorted({g.shape[a] for a in off})
-                  if 0 < len(origins.get(n, [])) <= 3 and "a size of its items" not in origins[n]]
+        places = [f"{n} is {_places(origins[n])}" for n in sorted({g.shape[a] for a in off})
+                  if 0 < len(origins.get(n, [])) <= 4 and "a size of its items" not in origins[n]]
         return f"shape {g.shape}, expected {w.shape}: {said}" + (f" ({'; '.join(places)})" if places else "")
     return f"shape {g.shape}, expected {w.shape}"
 
