@@ -1461,6 +1461,24 @@ def test_a_yes_no_part_wrong_one_way_only_is_told_which_way(monkeypatch):
     assert v.score == 0 and "says True on" in v.message and "where False is due" in v.message, v.message
 
 
+def test_a_yes_no_part_wrong_both_ways_is_told_each_way_with_its_inputs(monkeypatch):
+    """Round 11's m03: a checker that permutes the features (rows) rejects some equivariant functions and passes
+    some others; told 'got 0, expected 1' on one input before. Each way is now said, with the functions."""
+    import itertools
+    probe = PROBES["03_permutation_equivariance"]["test_is_permutation_equivariant"]
+    kernel = {"np": np, "itertools": itertools}
+    exec("def is_permutation_equivariant(f, X, tolerance=1e-6):\n"
+         "    for p in itertools.permutations(range(X.shape[0])):\n"
+         "        P = np.eye(X.shape[0])[:, list(p)]\n"
+         "        if not np.allclose(f(P @ X), P @ f(X), atol=tolerance):\n"
+         "            return False\n"
+         "    return True\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 4)
+    assert re.search(r"It says False on \d+ inputs? where True is due \(.+\), and True on \d+ inputs? where False "
+                     r"is due \(", v.message), v.message
+
+
 def test_a_gradient_check_that_assumes_a_matrix_loses_its_marks(monkeypatch):
     """Round 10's k07: central differences that loop over X.shape[0] and X.shape[1] and move X[i, j] are right
     for a matrix only; the notebook checks its mha_backward with x of three axes. The fresh inputs include X of

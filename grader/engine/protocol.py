@@ -1635,8 +1635,9 @@ def _without_chance_ties(probe, case, value, text, bad):
 
 def _one_sided(probe, cases, got, reasons):
     """For a part whose answers are yes or no (Probe.answers_repeat, each 1 or 0): "It says True on 7 inputs where
-    False is due (...), and is right on every input where True is due", when every wrong answer is the same one.
-    None otherwise."""
+    False is due (...), and is right on every input where True is due", when every wrong answer is the same one;
+    "It says False on 5 inputs where True is due (...), and True on 2 where False is due (...)" when both. None for
+    other parts."""
     if not probe.answers_repeat:
         return None
     try:
@@ -1647,12 +1648,18 @@ def _one_sided(probe, cases, got, reasons):
     if not set(answers) | set(due) <= {0.0, 1.0}:
         return None
     wrong = [(c, a) for c, a, why in zip(cases, answers, reasons) if why is not None]
-    if not wrong or len({a for _, a in wrong}) != 1:
+    if not wrong:
         return None
-    said, other = ("True", "False") if wrong[0][1] == 1.0 else ("False", "True")
-    named = "; ".join(c.about for c, _ in wrong[:3] if c.about) + ("; ..." if len(wrong) > 3 else "")
-    return (f"It says {said} on {len(wrong)} input{'s' if len(wrong) > 1 else ''} where {other} is due"
-            f"{f' ({named})' if named else ''}, and is right on every input where {said} is due")
+
+    def told(answer):  # "True on 2 inputs where False is due (X @ W, D=3, N=4; ...)"
+        these = [c for c, a in wrong if a == answer]
+        named = "; ".join(c.about for c in these[:3] if c.about) + ("; ..." if len(these) > 3 else "")
+        return (f"{'True' if answer else 'False'} on {len(these)} input{'s' if len(these) > 1 else ''} where "
+                f"{'False' if answer else 'True'} is due{f' ({named})' if named else ''}")
+    if len({a for _, a in wrong}) == 2:  # wrong both ways: each way, with the inputs it is wrong on
+        return f"It says {told(0.0)}, and {told(1.0)}"
+    said = "True" if wrong[0][1] == 1.0 else "False"
+    return f"It says {told(wrong[0][1])}, and is right on every input where {said} is due"
 
 
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
