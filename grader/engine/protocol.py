@@ -1584,6 +1584,10 @@ def _finding(probe, cases, got, reasons, traces=()):
             # a nan replaced (np.nan_to_num); said as those two facts
             shown = _case_finding(probe, case, value, why, unfilled=False)
             text = f"{shown}, and on the way {made}" if shown != text else text
+        if made and text and text.startswith(("it holds nan", "it holds inf")) and text.endswith(")"):
+            # A result that holds nan: which array of theirs held one first says which line to look at (02's
+            # np.exp(x) / np.exp(max), inf / inf, where np.exp(x - max) is due)
+            text = f"{text}; on the way, {made} first"
         if text:
             return f"On {_where(case)}: {text}", "structural"
     text = _one_sided(probe, cases, got, reasons) or _sizes_finding(cases, got, reasons)
