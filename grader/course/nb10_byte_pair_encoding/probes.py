@@ -64,6 +64,15 @@ def paper_merge():
     return {**cases.corpus_words(paper_corpus()), "pair": ["e", "s"]}
 
 
+def end_merge():
+    """The paper's corpus after its first two merges, ("e", "s") and ("es", "t"), and its third, ("est", "</w>"):
+    a pair that is the last two symbols of its words, where a loop bound one short never looks."""
+    corpus = paper_corpus()
+    for pair in (("e", "s"), ("es", "t")):
+        corpus = ref.merge_pair(corpus, pair)
+    return {**cases.corpus_words(corpus), "pair": ["est", ref.EOW]}
+
+
 def learn_examples():
     return [{**cases.corpus_words(paper_corpus()), "num_merges": 10},
             {**cases.corpus_words(cases.char_corpus(cases.TIES_WORDS, cases.TIES_FREQS)), "num_merges": 6}]
@@ -109,7 +118,8 @@ def _merge_draw(rng):
 
 
 def _merge_cases(rng):
-    book = [Case("book", paper_merge()), Case("book", merge_example(), about="the notebook's second example")]
+    book = [Case("book", paper_merge()), Case("book", merge_example(), about="the notebook's second example"),
+            Case("book", end_merge(), about="the notebook's third example, a pair at the end of its words")]
     return book + _fresh(rng, PROBES["test_merge_pair"], _merge_draw)
 
 
@@ -272,11 +282,13 @@ def _bpe_count():
 
 def _bpe_merge():
     probe = PROBES["test_merge_pair"]
-    paper, other = paper_merge(), merge_example()
+    paper, other, end = paper_merge(), merge_example(), end_merge()
     return {"paper_merge_pair": paper["pair"],
             "paper_merged_true": probe.reference(paper), "paper_merged_mistakes": _differing(probe, paper),
             "other_words": other["words"], "other_freqs": other["freqs"], "other_pair": other["pair"],
-            "other_merged_true": probe.reference(other), "other_merged_mistakes": _differing(probe, other)}
+            "other_merged_true": probe.reference(other), "other_merged_mistakes": _differing(probe, other),
+            "end_words": end["words"], "end_freqs": end["freqs"], "end_pair": end["pair"],
+            "end_merged_true": probe.reference(end), "end_merged_mistakes": _differing(probe, end)}
 
 
 def _bpe_learn():
