@@ -1632,3 +1632,18 @@ def test_one_answer_on_every_input_from_code_that_reads_its_arguments_is_not_tol
     v = verdict(probe, cases, outputs, 2)
     assert v.score == 0 and v.mistake == protocol.HARD_CODED, v.message
     assert "work from its arguments" not in v.message and "stays the same when the inputs change" in v.message
+
+
+def test_a_counts_multiple_of_a_size_is_said_only_when_every_wrong_case_has_it():
+    """Round 3's s08 (projections counted once per head, 3 H D^2 + D^2 where 4 D^2 is due) is 192 above on the
+    book's case, 192 = 6 x 32 with D_ff = 32: a coincidence, which the fresh cases do not bear out; said without it.
+    One LayerNorm's 2 D left out (round 11's m08) is 2 x D on every case, and keeps its words."""
+    probe = PROBES["08_transformer_block"]["test_block_parameters"]
+    for body, kept in (("4 * D * D + 4 * D + 2 * D * D_ff + D_ff + D + 4 * D + (H - 1) * 3 * D * D", False),
+                       ("4 * D * D + 4 * D + 2 * D * D_ff + D_ff + D + 2 * D", True)):
+        kernel = {"np": np}
+        exec(f"def block_parameters(D, H, D_ff):\n  return {body}\n", kernel)
+        cases, outputs = run_probe(probe, kernel, monkeypatch=pytest.MonkeyPatch())
+        v = verdict(probe, cases, outputs, 1)
+        assert v.score == 0 and ("the right value (" in v.message) == kept, v.message
+        assert "is the input D_ff" not in v.message

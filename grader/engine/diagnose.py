@@ -496,15 +496,14 @@ def same_shape(got, want, inputs=None, names=()):
             if flipped and all(_close(g.take(i, axis), -w.take(i, axis)) for i in flipped):
                 return (f"{_named(axes[axis], flipped)} {'has' if len(flipped) == 1 else 'have'} "
                         "the wrong sign, the rest are right")
-    # (before the sums: weights that stay the same across the keys do not sum to one either, and that is the
-    # consequence, not the fact; 01's loop with one query's weight for every value)
-    for axis in range(g.ndim):
-        if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
-            one = _singular(axes[axis])
-            return (f"it is the same for every {one}, which the right answer is not: something that should "
-                    f"change from one {one} to the next stays the same")
     for axis in range(g.ndim):
         if _sums_to_one(w, axis) and not _sums_to_one(g, axis):
+            if np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
+                # weights the same for every key do not sum to one either: that is the consequence, the sameness
+                # the fact (01's loop weighing every value with one query's weight)
+                one = _singular(axes[axis])
+                return (f"it is the same for every {one}, which the right answer is not: something that should "
+                        f"change from one {one} to the next stays the same")
             others = [b for b in range(g.ndim) if b != axis and _sums_to_one(g, b)]
             if others:
                 return (f"it sums to one along the {axes[others[0]]} instead of along the {axes[axis]}: "
@@ -521,6 +520,11 @@ def same_shape(got, want, inputs=None, names=()):
             text = _weights(g, w, axes, axis)
             if text:
                 return text
+    for axis in range(g.ndim):
+        if g.shape[axis] > 1 and np.allclose(g, g.take([0], axis)) and not np.allclose(w, w.take([0], axis)):
+            one = _singular(axes[axis])
+            return (f"it is the same for every {one}, which the right answer is not: something that should "
+                    f"change from one {one} to the next stays the same")
     moved = _rearranged(g, w)
     if moved:
         return moved
@@ -580,15 +584,26 @@ def _off_by_a_count(g, w, inputs):
                       and np.all(d == d.flat[0]) and d.flat[0] != 0):
         return None
     d = int(d.flat[0])
-    # (16 = 2 x 8 = 8 x 2 where D is 8 and H is 2: the smallest multiple, a fact either way, when one has it)
-    fits = sorted((abs(d) // n, n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16
-                  and size_words(n, inputs) != f"{n} is a size of this input")
-    words = ""
-    if fits and (len(fits) == 1 or fits[0][0] < fits[1][0]):
-        k, n = fits[0]
-        words = f" ({abs(d)} = {k} x {n}, and {size_words(n, inputs)})" if k > 1 else f" ({size_words(n, inputs)})"
+    words = count_tie(d, inputs)[0]
     where = "every entry is" if g.size > 1 else "it is"
     return f"{where} {abs(d)} {'above' if d > 0 else 'below'} the right value{words}"
+
+
+def count_tie(d, inputs):
+    """(" (640 = 2 x 320, and 320 is the input D)", (2, "the input D"), every fit) for a count off by d, when a
+    size named in one place fits with a multiple up to 16 smaller than any other's (16 = 2 x 8 = 8 x 2 where D is 8
+    and H is 2: the smallest, a fact either way); else ("", None, every fit). Every fit: each (multiple, place).
+    The protocol keeps the words only when every other wrong case is off by that multiple of that place too
+    (`_without_chance_ties`)."""
+    fits = sorted((abs(d) // n, n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16
+                  and size_words(n, inputs) != f"{n} is a size of this input")
+    every = {(k, size_words(n, inputs).split(" is ", 1)[1]) for k, n in fits}
+    if not fits or (len(fits) > 1 and fits[0][0] == fits[1][0]):
+        return "", None, every
+    k, n = fits[0]
+    said = size_words(n, inputs)
+    words = f" ({abs(d)} = {k} x {n}, and {said})" if k > 1 else f" ({said})"
+    return words, (k, said.split(" is ", 1)[1]), every
 
 
 def _factor_per_slice(g, w, axes):

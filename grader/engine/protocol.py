@@ -1614,8 +1614,15 @@ def _without_chance_ties(probe, case, value, text, bad):
     result is a factor of the right one too, but one that this size does not give there: a factor that does not
     follow the size from case to case (a count doubled, H = 2 on the book's case) is no scale by that size. A
     guess that names no size ("1/sqrt(2): a scale applied twice...") goes when another wrong result is not the
-    same multiple (see _steady_factor)."""
+    same multiple (see _steady_factor). A count off by a multiple of a size ("192 = 6 x 32, and 32 is the input
+    D_ff") keeps it only when every other wrong count is off by that multiple of that input."""
     from . import diagnose
+    counted, tie, _ = _count_tie(probe, case, value)
+    if tie and counted in text:  # a count off by k x a size: only when every other wrong count is, by that size
+        if any(other is not case and got is not None and tie not in _count_tie(probe, other, got)[2]
+               for other, got, _ in bad):
+            return text.replace(counted, "")
+        return text
     c = _result_factor(probe, case, value)
     words = diagnose._factor_words(c, case.inputs) if c is not None else ""
     ties = diagnose.size_ties(words)
@@ -1635,6 +1642,20 @@ def _without_chance_ties(probe, case, value, text, bad):
         if c_other is not None and not ties <= diagnose.size_ties(diagnose._factor_words(c_other, other.inputs)):
             return text.replace(words, "")
     return text
+
+
+def _count_tie(probe, case, value):
+    """diagnose.count_tie of a result of whole numbers off by one whole number (a count), else ("", None, set())."""
+    from . import diagnose
+    try:
+        g, w = np.asarray(value, dtype=float), np.asarray(probe.reference(case.inputs), dtype=float)
+    except (TypeError, ValueError):
+        return "", None, set()
+    d = g.ravel() - w.ravel() if g.size == w.size and g.size and np.all(np.isfinite(g)) else None  # (a count may
+    # come back as an array of one number)
+    if d is None or not np.all(d == d.flat[0]) or d.flat[0] == 0 or d.flat[0] != round(float(d.flat[0])):
+        return "", None, set()
+    return diagnose.count_tie(int(d.flat[0]), case.inputs)
 
 
 def _one_sided(probe, cases, got, reasons):
