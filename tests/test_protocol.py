@@ -1647,3 +1647,23 @@ def test_a_counts_multiple_of_a_size_is_said_only_when_every_wrong_case_has_it()
         v = verdict(probe, cases, outputs, 1)
         assert v.score == 0 and ("the right value (" in v.message) == kept, v.message
         assert "is the input D_ff" not in v.message
+
+
+def test_a_count_off_by_a_number_keeps_which_steps_are_right():
+    """Round 4's t08 (block_flops counting the masked scores out) was told its projections' and MLP's multiply-adds
+    are right and the two numbers; said as 'below the right value' now, the steps that are right stay said."""
+    probe = PROBES["08_transformer_block"]["test_block_flops"]
+    cases = probe.cases(np.random.default_rng(0))
+
+    def student(D, H, T, D_ff):  # t08's code: every step a variable of its own
+        d, visible = D // H, T * (T + 1) // 2
+        steps = {"d": d, "projections": 4 * T * D * D, "scores": H * visible * d, "weighted": H * visible * d,
+                 "mlp_products": T * D * D_ff + T * D_ff * D}
+        steps["flops"] = steps["projections"] + steps["scores"] + steps["weighted"] + steps["mlp_products"]
+        return steps
+    runs = [student(*(c.inputs[k] for k in ("D", "H", "T", "D_ff"))) for c in cases]
+    got = [np.array(float(r["flops"])) for r in runs]
+    traces = [[("block_flops", n, np.array(float(v))) for n, v in r.items()] for r in runs]
+    reasons = [protocol.compare(g, probe.reference(c.inputs)) for g, c in zip(got, cases)]
+    v = protocol._marked_results(probe, cases, got, reasons, [()] * len(cases), 1, traces)
+    assert re.search(r"Your .*multiply-adds .* right\. On .*: it is \d+ below the right value", v.message), v.message

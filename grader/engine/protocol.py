@@ -1131,7 +1131,9 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
             return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)} {_sentence(text)}",
                            finding="structural")
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(traits)}", finding="structural")
-    if step and kind == "reported":  # wrong values and no more: say at least which steps are right
+    if step and (kind == "reported" or _COUNT_SAID.search(text)):
+        # wrong values and no more (or a count off by a number, which is that in other words): say at least which
+        # steps are right (round 4's t08: "your projections' and MLP's multiply-adds are right")
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
 
@@ -1642,6 +1644,9 @@ def _without_chance_ties(probe, case, value, text, bad):
         if c_other is not None and not ties <= diagnose.size_ties(diagnose._factor_words(c_other, other.inputs)):
             return text.replace(words, "")
     return text
+
+
+_COUNT_SAID = re.compile(r": (?:it is|every entry is) \d+ (?:above|below) the right value")
 
 
 def _count_tie(probe, case, value):
