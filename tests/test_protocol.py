@@ -907,7 +907,35 @@ def test_a_kernel_whose_numpy_says_everything_is_equal_cannot_hide_a_changed_arg
         lying.setattr(np, "copy", lambda a, *r, **k: a)
         cases, outputs = run_probe(probe, kernel, monkeypatch=lying)
     patched = verdict(probe, cases, outputs, 3)
-    assert patched.score == honest.score == 2 and protocol.CHANGED in patched.message
+    # (since attacks7: a numpy whose own functions were replaced earns nothing, and is told so)
+    assert honest.score == 2 and protocol.CHANGED in honest.message
+    assert patched.score == 0 and "your code replaced numpy's own np.allclose, np.array_equal" in patched.message
+
+
+def test_numpy_functions_replaced_by_the_student_earn_nothing(monkeypatch):
+    """attacks7's b06 (np.linalg.svd replaced by one that centres the data and fixes the signs) and b11 (np.argsort
+    replaced so that ties come out the other way): the part is right only through numpy changed for the whole
+    kernel. Parts are marked with numpy as it ships: a function of numpy's that says it comes from elsewhere
+    earns nothing, and the verdict says which."""
+    probe = PROBES["06_contextual_embeddings"]["test_pca"]
+    kernel = {"np": np}
+    exec("def pca(X, n_components):\n"
+         "  _, _, Vt = np.linalg.svd(X, full_matrices=False)\n"
+         "  return Vt[:n_components]\n", kernel)
+    honest = verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 2)
+    original = np.linalg.svd
+    exec("def centred_svd(X, full_matrices=True):\n"
+         "  U, S, Vt = original(X - X.mean(axis=0), full_matrices=full_matrices)\n"
+         "  Vt = Vt * np.where(Vt[np.arange(len(Vt)), np.abs(Vt).argmax(axis=1)] < 0, -1, 1)[:, None]\n"
+         "  return U, S, Vt\n", dict(kernel, original=original), kernel)
+    cases, shown = probe.cases(np.random.default_rng(0)), []  # (drawn before numpy is changed: they use its svd)
+    with monkeypatch.context() as patched:
+        patched.setattr(IPython.display, "display", lambda obj, raw=False: shown.append(obj))
+        patched.setattr(np.linalg, "svd", kernel["centred_svd"])
+        with pytest.raises(RuntimeError, match="awaiting the grader"):
+            exec(protocol.probe_source(probe, cases, ""), kernel)
+    v = verdict(probe, cases, [{"output_type": "display_data", "data": obj} for obj in shown], 2)
+    assert honest.score == 0 and v.score == 0 and "your code replaced numpy's own np.linalg.svd" in v.message
 
 
 def test_a_part_whose_function_is_in_a_cell_with_a_syntax_error_is_told_that_and_nothing_else(monkeypatch):
@@ -1667,3 +1695,24 @@ def test_a_count_off_by_a_number_keeps_which_steps_are_right():
     reasons = [protocol.compare(g, probe.reference(c.inputs)) for g, c in zip(got, cases)]
     v = protocol._marked_results(probe, cases, got, reasons, [()] * len(cases), 1, traces)
     assert re.search(r"Your .*multiply-adds .* right\. On .*: it is \d+ below the right value", v.message), v.message
+
+
+def test_a_text_is_read_as_it_holds_not_as_its_class_iterates(monkeypatch):
+    """attacks7's b10: decode returning a str subclass whose __iter__ gives the right characters while the string
+    holds the end-of-word markers. The probe reads a text by str's own methods, so it earns nothing."""
+    probe = PROBES["10_byte_pair_encoding"]["test_decode"]
+    kernel = {"np": np}
+    exec("class Shown(str):\n"
+         "  def __new__(cls, held, shown):\n"
+         "    s = super().__new__(cls, held)\n"
+         "    s.shown = shown\n"
+         "    return s\n"
+         "  def __iter__(self):\n"
+         "    return iter(self.shown)\n"
+         "  def __len__(self):\n"
+         "    return len(self.shown)\n"
+         "def decode(ids, tokens):\n"
+         "  held = ''.join(tokens[i] for i in ids)\n"
+         "  return Shown(held, held.replace('</w>', ' ')[:-1])\n", kernel)
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    assert verdict(probe, cases, outputs, 2).score == 0

@@ -453,6 +453,20 @@ def __course_probe(request):
                 else:
                     kernel[name] = old
 
+    def replaced_numpy():
+        """numpy's own functions that a cell replaced (np.linalg.svd = ..., np.argsort = ...): a callable that
+        numpy, numpy.linalg, numpy.random or numpy.fft exports (__all__) and that says it comes from elsewhere."""
+        import types
+        out = []
+        for module in (numpy, numpy.linalg, numpy.random, numpy.fft):
+            for name, f in list(vars(module).items()):
+                if name not in getattr(module, "__all__", ()) or isinstance(f, (type, types.ModuleType)) \
+                        or not callable(f):
+                    continue  # (a name numpy does not have, np.asscalar put back for old code, is no replacement)
+                if not str(getattr(f, "__module__", None) or type(f).__module__).startswith("numpy"):
+                    out.append((module.__name__ + "." + name).removeprefix("numpy."))
+        return out
+
     if not request["swap"]:
         report = {"results": [run(case, {}, b) for case, b in zip(request["cases"], request["budgets"])]}
     else:  # a judgement kernel, forked for this alone and thrown away after (see `verdict`'s judge)
@@ -466,6 +480,10 @@ def __course_probe(request):
             swap = None  # the course's helper cannot be made here: the part is marked as the notebook runs it
         report = {"with_reference": [run(case, swap, b) for case, b in zip(request["cases"], request["budgets"])]
                   if swap else None}
+    try:
+        report["replaced"] = replaced_numpy()
+    except Exception:
+        report["replaced"] = ["(numpy's namespace, which could not be read)"]
     display({"%(mime)s": report}, raw=True)
     if request["shown"]:
         # The cell's visible check, after the report, its output dropped (the verdict replaces the cell's
@@ -926,6 +944,11 @@ def _results(cases, outputs):
         assert isinstance(results, list) and len(results) == len(cases)
     except (KeyError, TypeError, AssertionError):
         return None, "the probe's report is malformed"
+    replaced = reported[0]["data"][MIME].get("replaced")
+    if replaced:  # every part is marked with numpy as it ships (attacks7: a patched svd that centres the data)
+        names = ", ".join(f"np.{n}" for n in replaced[:3]) + (", ..." if len(replaced) > 3 else "")
+        return None, (f"your code replaced numpy's own {names}, and parts are marked with numpy as it ships: "
+                      "leave numpy's functions as they are, and write yours under names of your own")
     return results, None
 
 

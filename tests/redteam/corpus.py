@@ -1054,12 +1054,15 @@ ENTRIES = [
        "model_forward by one that copies the answer from the input (its own accuracy check says 100%)",
        _key_09_with(HARD_CODED_MODEL, "test_train_step"), dict(FULL_09, test_trained_model=0), assignment=A09,
        reason_has="not trained", plain="compare.py sets up notebook 01 only"),
-    # notebook 02: whether an argument changed in place is decided on the grading side, from its bytes
+    # notebook 02: whether an argument changed in place is decided on the grading side, from its bytes; and since
+    # attacks7 (a patched np.linalg.svd that centres the data), a notebook that replaced numpy's own functions
+    # earns nothing on the parts checked after it, where it kept the honest 1.33 and 3 before
     _e("rt_in_place_hidden", "notebook 02: softmax_cols subtracts the maximum from the caller's scores in place, "
        "and the next cell makes np.array_equal, np.allclose, np.isclose and np.testing always pass",
        writes(lambda ctx: insert_after(submission(STUDENTS_02["softmax_cols_in_place"]), "softmax_cols_def",
                                        PATCH_NUMPY), A02),
-       STUDENTS_02["softmax_cols_in_place"].expected, assignment=A02, plain="compare.py sets up notebook 01 only"),
+       dict(STUDENTS_02["softmax_cols_in_place"].expected, test_softmax_cols=0, test_scaled_attention=0),
+       assignment=A02, reason_has="replaced numpy's own", plain="compare.py sets up notebook 01 only"),
     # the course's helpers never reach a student's kernel: a part is judged with them in a kernel of its own
     _e("rt_keeps_helpers_07", "notebook 07 with softmax_backward wrong (no -a a^T term): attention_backward keeps "
        "the course's softmax_backward when it is judged with it (frames, gc, globals, a file) and a last cell "

@@ -4,6 +4,8 @@ Every result is reported as numbers (reference.py, "results as numbers"): count_
 of every pair of the corpus's symbols, merge_pair's corpus as each word's frequency and symbol lengths,
 learn_merges's pairs and decode's text as code points, encode's ids as they are. The probe's call does that
 conversion in the kernel, and the notebook's checks do the same (its cell "how the checks read your results").
+A text is read by str's own methods (str.__str__), never by a method its class may override: a str subclass
+whose iteration gives other characters than it holds (attacks7's b10) is read as what it holds.
 """
 import numpy as np
 
@@ -227,7 +229,8 @@ PROBES = {
     ),
     "test_learn_merges": Probe(
         what="learn_merges",
-        call=f"(lambda c: [{NP}.array([ord(ch) for ch in a] + [-1] + [ord(ch) for ch in b], dtype=float) "
+        call=f"(lambda c: [{NP}.array([ord(ch) for ch in str.__str__(a)] + [-1] + [ord(ch) for ch in str.__str__(b)], "
+             "dtype=float) "
              f"for a, b in learn_merges({HANDED}, num_merges)])({CORPUS})",
         cases=_learn_cases,
         reference=lambda i: ref.merge_codes(ref.learn_merges(_corpus(i), int(i["num_merges"]))),
@@ -253,7 +256,7 @@ PROBES = {
     ),
     "test_decode": Probe(
         what="decode",
-        call=f"{NP}.array([ord(ch) for ch in decode(ids, tokens)], dtype=float)",
+        call=f"{NP}.array([ord(ch) for ch in str.__str__(decode(ids, tokens))], dtype=float)",
         cases=_decode_cases,
         reference=lambda i: ref.text_codes(ref.decode(i["ids"], i["tokens"])),
         mistakes=mistakes.DECODE,
