@@ -611,16 +611,17 @@ def test_the_placeholder_is_asked_after_only_when_the_part_is_wrong_on_every_cas
     assert "all zeros, and on the way your `e` holds inf" in text and "placeholder" not in text, text
 
 
-def test_a_result_that_holds_nan_says_which_array_of_theirs_held_one_first():
-    """Round 11's m02 (np.exp(x) / np.exp(max), inf / inf on large scores): the result's nan said, and the first of
-    the student's arrays to hold one, the line to look at."""
+def test_a_result_that_holds_nan_says_which_arrays_of_theirs_hold_one():
+    """Round 11's m02 (np.exp(x) / np.exp(max), inf / inf on large scores): the result's nan said, and the student's
+    arrays that hold one, the lines to look at (no 'first': the trace keeps each name's first assignment)."""
     probe = Probe(what="f", call="f(x)", cases=None, reference=lambda i: i["x"] / 2)
     cases = [Case("fresh", {"x": np.full(3, 1000.0)}), Case("fresh", {"x": np.arange(3.0)})]
     nans = [np.full(3, np.nan), np.full(3, np.nan)]
     reasons = [protocol.compare(g, probe.reference(c.inputs)) for g, c in zip(nans, cases)]
-    traces = [[("f", "top", np.ones(3)), ("f", "exp_values", np.full(3, np.nan)), ("f", "out", np.full(3, np.nan))]] * 2
+    # (the result's name first, as a placeholder made first and the result last leaves it in the trace)
+    traces = [[("f", "out", np.full(3, np.nan)), ("f", "top", np.ones(3)), ("f", "exp_values", np.full(3, np.nan))]] * 2
     text, _ = protocol._finding(probe, cases, nans, reasons, traces)
-    assert "it holds nan in 3 of 3 entries" in text and text.endswith("; on the way, your `exp_values` holds nan first")
+    assert "it holds nan in 3 of 3 entries" in text and text.endswith("; on the way, it is in your `out` and `exp_values`")
 
 
 def test_the_log_or_the_exponential_of_the_right_answer_is_said_so():

@@ -1610,9 +1610,10 @@ def _finding(probe, cases, got, reasons, traces=()):
             shown = _case_finding(probe, case, value, why, unfilled=False)
             text = f"{shown}, and on the way {made}" if shown != text else text
         if made and text and text.startswith(("it holds nan", "it holds inf")) and text.endswith(")"):
-            # A result that holds nan: which array of theirs held one first says which line to look at (02's
+            # A result that holds nan: which arrays of theirs hold one says which lines to look at (02's
             # np.exp(x) / np.exp(max), inf / inf, where np.exp(x - max) is due)
-            text = f"{text}; on the way, {made} first"
+            held = _non_finite_names(dict(zip(map(id, cases), traces)).get(id(case)))
+            text = f"{text}; on the way, it is in your {held}" if held else text
         if text:
             return f"On {_where(case)}: {text}", "structural"
     text = _one_sided(probe, cases, got, reasons) or _sizes_finding(cases, got, reasons)
@@ -1776,6 +1777,13 @@ def _non_finite_on_the_way(trace):
             from .steps import _yours
             return f"{_yours(where, name)} holds {'nan' if np.isnan(a).any() else 'inf'}"
     return None
+
+
+def _non_finite_names(trace):
+    """ "`softmax` and `exp_values`": the student's traced arrays on a case that hold nan or inf (three at most),
+    in the trace's order, which is each name's first assignment (a placeholder's), not when the nan came."""
+    names = [f"`{name}`" for where, name, a in trace or () if name and not np.isfinite(a).all()]
+    return _listing(names[:3]) if names else ""
 
 
 def _case_finding(probe, case, value, why, unfilled=True):
