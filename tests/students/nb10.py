@@ -171,9 +171,11 @@ STUDENTS = {
         cells={"encode_def": WHERE_THEY_OCCUR},
         diagnoses={"test_count_pairs": "frequencies ignored",
                    "test_encode": "merges applied where they occur, not in the order learned"}),
-    # A wrong merge_pair: learn_merges and the answer key's encode call it, and keep their marks.
+    # A wrong merge_pair: learn_merges and the answer key's encode call it, and keep their marks. Merged once per
+    # word, from the right or by string replace, it is right on two of the three examples (the paper's first merge
+    # and its third, a pair at the end of its words, which overlaps nothing): 2 x 1/3 x 2/3 = 0.44.
     "merged_once_spaces_lost": Student(
-        A10, _10(test_merge_pair=0.33, test_decode=0),
+        A10, _10(test_merge_pair=0.44, test_decode=0),
         edits={"merge_pair_def": [(STEP, "symbols += word[k + 2:]\n        break")],
                "decode_def": [(DECODE, 'text = "".join(tokens[i] for i in ids).replace(EOW, "")')]},
         diagnoses={"test_merge_pair": "merged once per word", "test_decode": "spaces lost",
@@ -184,13 +186,13 @@ STUDENTS = {
                "decode_def": [(DECODE, 'text = "".join(tokens[i] for i in ids).replace(EOW, " ")')]},
         diagnoses={"test_merge_pair": "the pair's second symbol kept", "test_decode": "last space kept"}),
     "from_the_right_strip": Student(
-        A10, _10(test_merge_pair=0.33, test_decode=0),
+        A10, _10(test_merge_pair=0.44, test_decode=0),
         cells={"merge_pair_def": FROM_THE_RIGHT},
         edits={"decode_def": [(DECODE, 'text = "".join(tokens[i] for i in ids).replace(EOW, " ").strip()')]},
         diagnoses={"test_merge_pair": "merged from the right",
                    "test_decode": "strip() in place of dropping the last space"}),
     "string_replace_space_between": Student(
-        A10, _10(test_merge_pair=0.33, test_decode=0),
+        A10, _10(test_merge_pair=0.44, test_decode=0),
         cells={"merge_pair_def": STRING_REPLACE},
         edits={"decode_def": [(DECODE, 'text = " ".join(tokens[i] for i in ids).replace(EOW, " ")[:-1]')]},
         diagnoses={"test_merge_pair": "merged by string replace", "test_decode": "a space between tokens"}),
