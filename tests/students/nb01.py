@@ -152,7 +152,8 @@ STUDENTS = {
         diagnoses={"test_self_attention": "Q.T @ K instead of K.T @ Q"}),
     "patches_allclose": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": PATCHES_ALLCLOSE},
-        diagnoses={"test_self_attention": "wrong on the book's case"}),
+        # (parts are marked with numpy as it ships: a notebook that replaced np.allclose is told so)
+        diagnoses={"test_self_attention": "your code replaced numpy's own np.allclose"}),
     "book_constant": Student(
         A01, _01(test_self_attention=0), cells={"self_attention_def": BOOK_CONSTANT},
         diagnoses={"test_self_attention": "returns the answer it gives on the book's case, unchanged"}),
