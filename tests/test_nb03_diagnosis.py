@@ -101,7 +101,7 @@ WRONG = {
     "encoding: loops that leave an odd D's last row at zero": (
         *_encoding(KEY_ENCODING, LOOPS), "0 at every position, where sin(n / 10000**("),
     "encoding: loops with base 1000": (*_encoding(KEY_ENCODING, LOOPS.replace("10000", "1000")),
-                                       "rows 2 and 3: turning at 1/10000**(1.5/"),
+                                       "rows 2 and 3: turning at 1/1000**(2/"),
     "encoding: loops whose cosines start one position on": (
         *_encoding(KEY_ENCODING, LOOPS_RIGHT.replace("np.cos(pos /", "np.cos((pos + 1) /")),
         "are wrong: the values due at position n + 1, in place n"),
@@ -271,6 +271,32 @@ def test_a_size_that_is_also_twice_D_is_not_named_and_the_exponent_is_said_as_it
             wrong[d] = np.sin(n * w) if d % 2 == 0 else np.cos(n * w)
         said = readings.encoding_rows({"D": D, "N": N}, wrong)
         assert f"turn at 1/10000**(i/{D}), where 1/10000**(2i/{D}) is due" in said and "being N" not in said, said
+
+
+def test_another_base_is_said_as_the_base_not_as_an_exponent():
+    """1/1000**(2i/D) is also 1/10000**(1.5i/D): true, but it points at the exponent, where the base is what is
+    wrong. Said as the base for every wrong row at once, and for a row read alone; 1/100**(2i/D) = 1/10000**(i/D)
+    gets both readings. A base that is no whole number is not said."""
+    from grader.course.nb03_permutation_equivariance import readings
+    for D, N in ((5, 9), (6, 7)):
+        n = np.arange(N)
+        for base in (1000, 100, 1234.5):
+            wrong = np.zeros((D, N))
+            for d in range(D):
+                w = 1 / base ** (2 * (d // 2) / D)
+                wrong[d] = np.sin(n * w) if d % 2 == 0 else np.cos(n * w)
+            said = readings.encoding_rows({"D": D, "N": N}, wrong)
+            if base == 1000:
+                rows = "2, 3 and 4 of 5" if D == 5 else "2, 3, 4 and 5 of 6"
+                assert said == (f"rows {rows} (numbered from 0) turn at 1/1000**(2i/{D}): a base of 1000, where "
+                                f"1/10000**(2i/{D}) is due"), said
+                wrong[D - 1] = 0.0  # a row that says something else: each row read alone
+                said = readings.encoding_rows({"D": D, "N": N}, wrong)
+                assert "rows 2 and 3: turning at 1/1000**(2/" in said and "a base of 1000" in said, said
+            elif base == 100:
+                assert f"turn at 1/10000**(i/{D})" in said and "the same as a base of 100 in" in said, said
+            else:
+                assert "base" not in said, said
 
 
 def test_matrices_with_a_column_of_the_identity_twice_are_asked_about_a_swap_through_views():

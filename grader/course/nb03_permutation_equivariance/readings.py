@@ -226,6 +226,10 @@ def _row_words(row, d, D, tolerance):
         times = next((("twice" if k == 2 else f"{k} times") for k in range(2, 11) if abs(ratio - k) < 1e-6), None) or \
             next((("half" if k == 2 else f"1/{k} of") for k in range(2, 11) if abs(ratio - 1 / k) < 1e-6), None)
         said = f"{times} the frequency due, " if times else ""
+        base = math.exp(-math.log(w) * D / (2 * (d // 2))) if d >= 2 and 1e-12 < w < 1 else 0  # w = 1/B**(2i/D)
+        if not times and abs(base - round(base)) <= 1e-6 * base and round(base) not in (0, 1, 10000):
+            return "frequency", (f"turning at 1/{round(base)}**({2 * (d // 2)}/{D}) radians per position, a base of "
+                                 f"{round(base)}, where {_frequency_words(w_due, D)} is due")
         return "frequency", (f"turning at {said}{_frequency_words(w, D)} radians per position where "
                              f"{_frequency_words(w_due, D)} is due")
     if abs(amplitude - 1) > 1e-6:
@@ -275,6 +279,24 @@ def _other_denominator(got, wrong, D, sizes):
     return f"{rows} turn at 1/10000**(2i/{sizes[what]}), {sizes[what]} being {what}, {due}"
 
 
+def _other_base(got, wrong, D):
+    """The base B of every wrong row's frequency 1/B**(2i/D), when it is one whole number other than 10000 and every
+    wrong row is the right sinusoid (phase, amplitude) but for it; else None. Rows 0 and 1 turn at 1 whatever the base."""
+    bases = set()
+    for d in wrong:
+        read = _as_sine(got[d], 1e-6)
+        if d < 2 or read is None or not 1e-12 < read[0] < 1 or abs(read[1] - 1) > 1e-6:
+            return None
+        w, phase_due = read[0], _due(d, D)[1]
+        if np.max(np.abs(got[d] - np.sin(w * np.arange(len(got[d])) + phase_due))) > 1e-6:
+            return None  # another phase too: the rows say more than a base
+        bases.add(math.exp(-math.log(w) * D / (2 * (d // 2))))  # w = 1/B**(2i/D)
+    B = min(bases)
+    if max(bases) - B > 1e-6 * B or abs(B - round(B)) > 1e-6 * B or round(B) in (1, 10000):
+        return None
+    return round(B)
+
+
 def encoding_rows(inputs, value):
     """What the wrong rows of position_encoding(D, N) are, as sines: one sentence, or None."""
     D, N = int(inputs["D"]), int(inputs["N"])
@@ -287,7 +309,12 @@ def encoding_rows(inputs, value):
     wrong = [d for d in range(D) if np.max(np.abs(got[d] - want[d])) > 1e-4 * max(1.0, np.max(np.abs(want[d])))]
     if not wrong:
         return None
-    other = _other_denominator(got, wrong, D, {"N": N})
+    other, base = _other_denominator(got, wrong, D, {"N": N}), _other_base(got, wrong, D)
+    if base:
+        said = (f"the same as a base of {base} in 1/base**(2i/D), where 10000 is due" if other else
+                f"rows {_listing([str(d) for d in wrong])} of {D} (numbered from 0) turn at 1/{base}**(2i/{D}): "
+                f"a base of {base}, where 1/10000**(2i/{D}) is due")
+        return f"{other} ({said})" if other else said
     if other:
         return other
     read = [(d, _row_words(got[d], d, D, tolerance)) for d in wrong]
