@@ -1316,6 +1316,23 @@ def test_numpys_own_errors_on_a_random_choices_probabilities_are_explained(p, sa
     assert diagnose.error(f"raised ValueError: {raised.value}").startswith(said)
 
 
+@pytest.mark.parametrize("a, b, said", [
+    ((2, 1, 6), (10, 4, 6), "on axis 0, 2 against 10 (10 = 5 x 2): is a size of 5 folded into that axis in one of "
+                            "them (a reshape) and not in the other, or entries repeated on one side only"),
+    ((4, 2), (2, 1), ": is an axis missing (keepdims=True, [:, None]), or one of them transposed?"),  # a row due
+    ((3, 4), (4, 3), ": is an axis missing"),
+    ((3, 4), (3, 5), ": is an axis missing"),  # no multiple
+])
+def test_shapes_that_do_not_broadcast_are_read_by_how_they_differ(a, b, said):
+    """numpy's broadcasting error, as the kernel reports it. Lengths not repeated for the heads folded into the batch
+    (2 against 10) are no missing axis: said as a size folded in, or entries repeated, on one side only. A misfit that
+    a transpose mends, or that is no whole multiple, keeps the question of a missing axis or a transpose."""
+    from grader.engine import diagnose
+    with pytest.raises(ValueError) as raised:
+        np.zeros(a) + np.zeros(b)
+    assert said in diagnose.error(f"raised ValueError: {raised.value}")
+
+
 @pytest.mark.parametrize("reduce, said", [(np.max, "a maximum was taken over an array with no entries"),
                                           (np.min, "a minimum was taken over an array with no entries")])
 def test_a_reduction_over_an_empty_array_is_explained(reduce, said):

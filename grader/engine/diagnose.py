@@ -758,8 +758,7 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
                "multiplies from, and whether one needs a .T"),
     (r"could not be broadcast together with shapes (\([\d,]*\)) (\([\d,]*\))",
      lambda m: f"two arrays of shapes {m[1]} and {m[2]} were combined entry by entry (+, -, *, /, np.where), "
-               "but those shapes do not fit together: is an axis missing (keepdims=True, [:, None]), or one of "
-               "them transposed?"),
+               f"but those shapes do not fit together{_misfit(m[1], m[2])}"),
     (r"cannot reshape array of size (\d+) into shape (\([\d, ]*\))",
      lambda m: f"a reshape asked for shape {m[2]}, which does not hold the array's {m[1]} entries: are the "
                "sizes taken from the arguments' shapes (D // H, not a fixed number)?"),
@@ -805,6 +804,27 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
      lambda m: f"the probabilities given to a random choice {'contain nan' if 'NaN' in m[1] else 'include negative numbers'}: "
                "they must be numbers from 0 to 1 that sum to one"),
 ]
+
+
+def _misfit(first, second):
+    """What two shapes that do not broadcast suggest. The same number of axes, differing on one axis only, where
+    one size is a whole multiple of the other (2 and 10) and no transpose makes them fit: something folded into that
+    axis on one side only (heads into the batch), not an axis missing. Else the usual two causes."""
+    a, b = (tuple(int(n) for n in shape.strip("()").split(",") if n.strip()) for shape in (first, second))
+    misfits = [i for i, (x, y) in enumerate(zip(a, b)) if x != y and 1 not in (x, y)]
+
+    def fit(x, y):
+        return all(p == q or 1 in (p, q) for p, q in zip(x, y))
+    transposed = len(a) >= 2 and (fit(a[:-2] + a[:-3:-1], b) or fit(a, b[:-2] + b[:-3:-1]))
+    if len(a) == len(b) and len(misfits) == 1 and not transposed:
+        i = misfits[0]
+        small, large = sorted((a[i], b[i]))
+        if large % small == 0:
+            k = large // small
+            return (f" on axis {i}, {a[i]} against {b[i]} ({large} = {k} x {small}): is a size of {k} folded into "
+                    f"that axis in one of them (a reshape) and not in the other, or entries repeated on one side only "
+                    f"(np.repeat)?")
+    return ": is an axis missing (keepdims=True, [:, None]), or one of them transposed?"
 
 
 def error(why):
