@@ -329,8 +329,13 @@ STEPPED = {
         ('Q, K, V, A, heads = cache["Q"], cache["K"], cache["V"], cache["A"], cache["heads"]',
          'Q, K, V, heads = cache["Q"], cache["K"], cache["V"], cache["heads"]\n'
          '  A = softmax_rows(Q @ K.transpose(0, 1, 3, 2) / np.sqrt(Q.shape[-1]))')]},
-        step="are not right: the steps after them are made from your `A`, which gives weight to the entries above "
-             "the diagonal"),
+        step="are right, in your `cache['A']`, but the steps after them are made from your `A` in their place, which "
+             "gives weight to the entries above the diagonal"),
+    # A step made right in one array while the steps after it are made from another: said right, where it is
+    "cross_entropy: the softmax made from the shifted logits, not the log-probabilities": W(A09, "test_cross_entropy", {
+        "cross_entropy_def": [("dlogits = (np.exp(log_p) - one_hot)", "dlogits = (np.exp(shifted) - one_hot)")]},
+        step="Your log-probabilities (the logits minus their log-sum-exp over the vocabulary) are right, in your "
+             "`log_p`, but the steps after them are made from your `shifted` in their place"),
     # A function applied entry by entry in place of the one due (Step.entrywise)
     "mlp: a leaky ReLU": W("08_transformer_block", "test_mlp", {"mlp_def": [
         ("np.maximum(0.0, x @ W1 + b1)", "np.maximum(0.01 * (x @ W1 + b1), x @ W1 + b1)")]},

@@ -213,7 +213,13 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
             f"{before[0]} to {before[-1]} (all {len(before)})"
         said = (f"Your {listed} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
-        text = f"{said}: {finding}" if finding else said
+        if isinstance(finding, UsedInstead):
+            said = (f"Your {listed} and {step.name} ({step.formula}) are right" if before else
+                    f"Your {step.name} ({step.formula}) {_are([step.name])} right") + f", in {finding.right}"
+            finding = Tie(f"but {finding}")
+            text = f"{said}, {finding}"
+        else:
+            text = f"{said}: {finding}" if finding else said
         text = text if text.endswith((".", "?", "!")) else text + "."
         if i == len(steps) - 1 and single and not isinstance(finding, Related):
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
@@ -239,7 +245,10 @@ def _evidence(steps, values, found, trace, inputs, single, result, returned, rem
     tied = _attempts(steps, values, trace, inputs, returned, several)
     kept, used = _used_instead(steps, values, _kept(steps, values, found, trace, tied), trace, inputs, remake)
     for i, tie in used.items():
-        tied.setdefault(i, tie)
+        if isinstance(tie, UsedInstead):
+            tied[i] = tie  # the step is right in one array of theirs: what another is does not make it wrong
+        else:
+            tied.setdefault(i, tie)
     right = _right(steps, kept)
     if remake is not None:
         # Where a step is not right and nothing known explains it yet (a step skipped leaves the one after it
@@ -312,11 +321,19 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
                     np.size(b) == v.size and b is not a and not np.array_equal(b, a)
                     and holds(b, v, not _stacked(m)) for _, m, b in mine) for v in made):
                 continue
+            kept_right = found[i][1] if found[i][1] and not _stacked(found[i][1]) else ""
             out[i] = None
             text = diagnose.same_shape(theirs, values[i], inputs, steps[i].axes)
-            text = str(text.shown if isinstance(text, diagnose.Finding) else text or "").removeprefix("it ")
-            ties[i] = _tie(f"the steps after {'them' if steps[i].name.endswith('s') else 'it'} are made from "
-                           f"{_yours(where, name)}" + (f", which {text}" if text else ", which is not right"), a)
+            text = str(text.shown if isinstance(text, diagnose.Finding) else text or "")
+            which = f", which {text[3:]}" if text.startswith("it ") else f", where {text}" if text else ""
+            them = 'them' if steps[i].name.endswith('s') else 'it'
+            if kept_right:  # the student made the step right, then went on from another array
+                ties[i] = _tie(UsedInstead(f"the steps after {them} are made from {_yours(where, name)} in "
+                                           f"{'their' if them == 'them' else 'its'} place{which}"), a)
+                ties[i].right = f"your `{kept_right}`"
+            else:
+                ties[i] = _tie(f"the steps after {them} are made from {_yours(where, name)}" +
+                               (which or ", which is not right"), a)
             break
     return out, ties
 
@@ -996,6 +1013,12 @@ def _few(value):
 class Tie(str):
     """What ties one of the student's arrays to a step, in words; `array` is that array."""
     array = None
+
+
+class UsedInstead(Tie):
+    """A step the student made right, in the array `right` ("your `log_p`"), while the steps after it are made from
+    another array of theirs (the logits only shifted): the step is said right, and what was used in its place."""
+    right = ""
 
 
 class Related(Tie):
