@@ -203,6 +203,7 @@ PROBES = {
         reference=attention_gradients,
         steps=lambda i: shared_steps.attention_backward_12_1(*(i[n] for n in ATTENTION_INPUTS)),
         uses={"softmax_backward": "test_softmax_backward"},
+        exact_shape=True,  # a gradient has its argument's shape: (D, 1) for a bias, as the TODO asks
         mistakes=mistakes.ATTENTION_BACKWARD,
         budget_hint=BUDGET_HINT,
         **BACKWARD,
@@ -226,6 +227,7 @@ PROBES = {
         cases=_mha_cases,
         reference=mha_results,
         steps=lambda i: shared_steps.mha_backward_rows(i["x"], cases.mha_params_07(i), i["num_heads"], i["dout"]),
+        exact_shape=True,  # each gradient has its weight's shape, as the TODO asks
         mistakes=mistakes.MHA_BACKWARD,
         budget_hint=BUDGET_HINT,
         **BACKWARD,
