@@ -1333,6 +1333,38 @@ def test_shapes_that_do_not_broadcast_are_read_by_how_they_differ(a, b, said):
     assert said in diagnose.error(f"raised ValueError: {raised.value}")
 
 
+def test_max_of_nothing_is_said_as_something_empty_with_no_question_of_sizes():
+    """Python's max() of an empty dict (learn_merges with no stop when no pair is left): said as something empty to
+    check for first, as the error the kernel reports; an Empty, so that the verdict asks nothing about sizes."""
+    from grader.engine import diagnose
+    with pytest.raises(ValueError) as raised:
+        max({}.values())
+    said = diagnose.error(f"raised ValueError: {raised.value}")
+    assert isinstance(said, diagnose.Empty) and said.startswith("Python's max() was given nothing to choose from")
+    assert not isinstance(diagnose.error("raised IndexError: index 5 is out of bounds for axis 0 with size 3"),
+                          diagnose.Empty)
+
+
+def test_learn_merges_is_given_more_merges_than_pairs_on_some_fresh_case_and_not_on_all():
+    """Learning stops when no pair is left (the notebook's 300 merges on its training text do): on every grading
+    seed one fresh corpus runs out of pairs before its num_merges, and another does not."""
+    from grader.course.nb10_byte_pair_encoding import probes
+    probe = PROBES["10_byte_pair_encoding"]["test_learn_merges"]
+    for seed in range(20):
+        fresh = [c for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh"]
+        assert {probes._runs_out(c.inputs) for c in fresh} == {True, False}, seed
+
+
+def test_decode_is_given_ids_that_end_in_a_merged_word_end_on_every_seed():
+    """A decode that drops its last id (taking it for a lone '</w>') is right on ids that end in one: on every grading
+    seed one fresh case ends in a word's end merged with letters, as the notebook's texts do after their merges."""
+    from grader.course.nb10_byte_pair_encoding import probes
+    probe = PROBES["10_byte_pair_encoding"]["test_decode"]
+    for seed in range(20):
+        fresh = [c for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh"]
+        assert any(probes._ends_in_a_merged_word_end(c.inputs) for c in fresh), seed
+
+
 @pytest.mark.parametrize("reduce, said", [(np.max, "a maximum was taken over an array with no entries"),
                                           (np.min, "a minimum was taken over an array with no entries")])
 def test_a_reduction_over_an_empty_array_is_explained(reduce, said):

@@ -788,6 +788,9 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
     (r"zero-size array to reduction operation (\w+)",
      lambda m: f"a {m[1]} was taken over an array with no entries: is an array (a slice, a cache) read while it is "
                "still empty, before what it should hold is put in it?"),
+    (r"(max|min)\(\) (arg is an empty sequence|iterable argument is empty)",
+     lambda m: f"Python's {m[1]}() was given nothing to choose from (an empty dict or list): can what it reads be "
+               "empty? Check for that first, and stop there"),
     (r"ZeroDivisionError|division by zero",
      lambda m: "it divides by zero: an empty sequence (a length of 0), or a sum that is 0?"),
     (r"RecursionError",
@@ -827,11 +830,21 @@ def _misfit(first, second):
     return ": is an axis missing (keepdims=True, [:, None]), or one of them transposed?"
 
 
+class Empty(str):
+    """An error's meaning that already says what the input it fails on has: something empty (no pair left, an empty
+    sequence). The verdict asks no question about sizes after it."""
+
+
+_EMPTY = ("max", "min", "zero-size", "ZeroDivision", "division by zero")
+
+
 def error(why):
-    """A sentence on what an error (or a result that is not an array) means, or None."""
+    """A sentence on what an error (or a result that is not an array) means (an Empty when it is about something
+    empty), or None."""
     import re
     for pattern, sentence in _ERRORS:
         match = re.search(pattern, why)
         if match:
-            return sentence(match)
+            said = sentence(match)
+            return Empty(said) if any(pattern.startswith(e) or pattern.startswith("(" + e) for e in _EMPTY) else said
     return None

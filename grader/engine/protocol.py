@@ -1580,7 +1580,8 @@ def _finding(probe, cases, got, reasons, traces=()):
         meaning = _index_tie(why, case, bad) or diagnose.error(why)
         # The size question only where a size is what tells the inputs apart: on inputs shaped as one it
         # runs on, the error's own words say more than a guess (numpy's "probabilities contain NaN").
-        if right and all(_shapes(case.inputs) != _shapes(c.inputs) for c in right):
+        if right and all(_shapes(case.inputs) != _shapes(c.inputs) for c in right) and \
+                not isinstance(meaning, diagnose.Empty):
             return (f"On {_where(case)}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} "
                     "other input(s): does it assume a size or shape that only some inputs have?", "structural")
         if right:

@@ -137,22 +137,40 @@ def _merges_seen_more_than_once(corpus):
         n += 1
 
 
+def _merges_until_no_pair(corpus):
+    """How many merges learning makes before no pair is left (every word one symbol)."""
+    n = 0
+    while ref.count_pairs(corpus):
+        corpus = ref.merge_pair(corpus, ref.best_pair(ref.count_pairs(corpus)))
+        n += 1
+    return n
+
+
 def _learn_draw(rng):
     """A fresh corpus, and 1 to 3 merges more than those of pairs seen twice or more, with a pair seen once
     still left then: learning goes on while any pair is left, a pair seen once included, and every fresh
-    case shows it (sometimes up to no pair left)."""
+    case shows it. Half the time, 1 or 2 merges more than the corpus has pairs for: learning then stops when no
+    pair is left, as the notebook's 300 merges on its training text do."""
     while True:
         corpus = cases.fresh_corpus(rng, merges_first=(0, 1))
         n, left = _merges_seen_more_than_once(corpus)
         if left:
-            n += int(rng.integers(1, 4))
+            n = _merges_until_no_pair(corpus) + int(rng.integers(1, 3)) if rng.random() < 0.5 else \
+                n + int(rng.integers(1, 4))
             return {**cases.corpus_words(corpus), "num_merges": n}, f"{len(corpus)} words, {n} merges"
+
+
+def _runs_out(inputs):
+    return int(inputs["num_merges"]) > _merges_until_no_pair(_corpus(inputs))
 
 
 def _learn_cases(rng):
     paper, ties = learn_examples()
     book = [Case("book", paper), Case("book", ties, about="the notebook's second corpus")]
-    return book + _fresh(rng, PROBES["test_learn_merges"], _learn_draw)
+    while True:  # at least one fresh case asks for more merges than its corpus has pairs for, and one does not
+        fresh = _fresh(rng, PROBES["test_learn_merges"], _learn_draw)
+        if len({_runs_out(c.inputs) for c in fresh}) == 2:
+            return book + fresh
 
 
 def _encode_draw(rng):
@@ -191,8 +209,17 @@ def _decode_draw(rng):
     return {"ids": ids, "tokens": inputs["tokens"]}, f"{len(ids)} ids"
 
 
+def _ends_in_a_merged_word_end(inputs):
+    """Whether the ids' last token is a word's end merged with letters ('oat</w>'), not a lone '</w>'."""
+    last = inputs["tokens"][inputs["ids"][-1]]
+    return last != ref.EOW and last.endswith(ref.EOW)
+
+
 def _decode_cases(rng):
-    return [Case("book", text_examples()[1])] + _fresh(rng, PROBES["test_decode"], _decode_draw)
+    while True:  # a text that ends in a lone '</w>' does not show a decode that drops the last token
+        fresh = _fresh(rng, PROBES["test_decode"], _decode_draw)
+        if any(_ends_in_a_merged_word_end(c.inputs) for c in fresh):
+            return [Case("book", text_examples()[1])] + fresh
 
 
 def _corpus(i):
