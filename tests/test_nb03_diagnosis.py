@@ -101,7 +101,7 @@ WRONG = {
     "encoding: loops that leave an odd D's last row at zero": (
         *_encoding(KEY_ENCODING, LOOPS), "0 at every position, where sin(n / 10000**("),
     "encoding: loops with base 1000": (*_encoding(KEY_ENCODING, LOOPS.replace("10000", "1000")),
-                                       "rows 2 and 3: turning at 1/1000**(2/"),
+                                       ": a base of 1000, where 1/10000**(2i/"),
     "encoding: loops whose cosines start one position on": (
         *_encoding(KEY_ENCODING, LOOPS_RIGHT.replace("np.cos(pos /", "np.cos((pos + 1) /")),
         "are wrong: the values due at position n + 1, in place n"),
@@ -275,8 +275,8 @@ def test_a_size_that_is_also_twice_D_is_not_named_and_the_exponent_is_said_as_it
 
 def test_another_base_is_said_as_the_base_not_as_an_exponent():
     """1/1000**(2i/D) is also 1/10000**(1.5i/D): true, but it points at the exponent, where the base is what is
-    wrong. Said as the base for every wrong row at once, and for a row read alone; 1/100**(2i/D) = 1/10000**(i/D)
-    gets both readings. A base that is no whole number is not said."""
+    wrong. Said as the base when two pairs of rows or more share it; a row read alone gets both readings, as does
+    1/100**(2i/D) = 1/10000**(i/D). A base that is no whole number is not said."""
     from grader.course.nb03_permutation_equivariance import readings
     for D, N in ((5, 9), (6, 7)):
         n = np.arange(N)
@@ -290,9 +290,13 @@ def test_another_base_is_said_as_the_base_not_as_an_exponent():
                 rows = "2, 3 and 4 of 5" if D == 5 else "2, 3, 4 and 5 of 6"
                 assert said == (f"rows {rows} (numbered from 0) turn at 1/1000**(2i/{D}): a base of 1000, where "
                                 f"1/10000**(2i/{D}) is due"), said
-                wrong[D - 1] = 0.0  # a row that says something else: each row read alone
+                wrong[D - 1] = 0.0  # a row that says something else: the others still share their base
                 said = readings.encoding_rows({"D": D, "N": N}, wrong)
-                assert "rows 2 and 3: turning at 1/1000**(2/" in said and "a base of 1000" in said, said
+                if D == 6:
+                    assert "rows 2, 3 and 4: turning at 1/1000**(2i/6): a base of 1000" in said, said
+                wrong[4:] = 0.0  # one pair left: both readings
+                said = readings.encoding_rows({"D": D, "N": N}, wrong)
+                assert f"rows 2 and 3: turning at 1/10000**(1.5/{D}) = 1/1000**(2/{D}) radians" in said, said
             elif base == 100:
                 assert f"turn at 1/10000**(i/{D})" in said and "the same as a base of 100 in" in said, said
             else:

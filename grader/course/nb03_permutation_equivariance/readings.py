@@ -226,11 +226,12 @@ def _row_words(row, d, D, tolerance):
         times = next((("twice" if k == 2 else f"{k} times") for k in range(2, 11) if abs(ratio - k) < 1e-6), None) or \
             next((("half" if k == 2 else f"1/{k} of") for k in range(2, 11) if abs(ratio - 1 / k) < 1e-6), None)
         said = f"{times} the frequency due, " if times else ""
+        # (one row cannot tell a wrong base from a wrong exponent: a base of 10000 with a zero too few or too many,
+        # or 10 or 100, is said beside it)
         base = math.exp(-math.log(w) * D / (2 * (d // 2))) if d >= 2 and 1e-12 < w < 1 else 0  # w = 1/B**(2i/D)
-        if not times and abs(base - round(base)) <= 1e-6 * base and round(base) not in (0, 1, 10000):
-            return "frequency", (f"turning at 1/{round(base)}**({2 * (d // 2)}/{D}) radians per position, a base of "
-                                 f"{round(base)}, where {_frequency_words(w_due, D)} is due")
-        return "frequency", (f"turning at {said}{_frequency_words(w, D)} radians per position where "
+        also = next((f" = 1/{b}**({2 * (d // 2)}/{D})" for b in (10, 100, 1000, 100000)
+                     if not times and abs(base - b) <= 1e-6 * b), "")
+        return "frequency", (f"turning at {said}{_frequency_words(w, D)}{also} radians per position where "
                              f"{_frequency_words(w_due, D)} is due")
     if abs(amplitude - 1) > 1e-6:
         return "amplitude", f"a sinusoid of the right frequency, with amplitude {amplitude:.4g} where 1 is due"
@@ -280,8 +281,9 @@ def _other_denominator(got, wrong, D, sizes):
 
 
 def _other_base(got, wrong, D):
-    """The base B of every wrong row's frequency 1/B**(2i/D), when it is one whole number other than 10000 and every
-    wrong row is the right sinusoid (phase, amplitude) but for it; else None. Rows 0 and 1 turn at 1 whatever the base."""
+    """The base B of every wrong row's frequency 1/B**(2i/D), when it is one whole number other than 10000 for two
+    pairs of rows or more (one pair cannot tell a base from an exponent) and every wrong row is the right sinusoid
+    (phase, amplitude) but for it; else None. Rows 0 and 1 turn at 1 whatever the base."""
     bases = set()
     for d in wrong:
         read = _as_sine(got[d], 1e-6)
@@ -292,7 +294,7 @@ def _other_base(got, wrong, D):
             return None  # another phase too: the rows say more than a base
         bases.add(math.exp(-math.log(w) * D / (2 * (d // 2))))  # w = 1/B**(2i/D)
     B = min(bases)
-    if max(bases) - B > 1e-6 * B or abs(B - round(B)) > 1e-6 * B or round(B) in (1, 10000):
+    if len({d // 2 for d in wrong}) < 2 or max(bases) - B > 1e-6 * B or abs(B - round(B)) > 1e-6 * B or round(B) in (1, 10000):
         return None
     return round(B)
 
@@ -320,6 +322,11 @@ def encoding_rows(inputs, value):
     read = [(d, _row_words(got[d], d, D, tolerance)) for d in wrong]
     if any(words is None for _, words in read):
         return None  # a row it cannot read: the generic findings say where the rows are wrong
+    turning = [d for d, (kind, _) in read if kind == "frequency"]
+    base = _other_base(got, turning, D) if turning else None
+    if base:  # the rows of other frequencies share one base (an odd D's last row left out, say)
+        said = ("base", f"turning at 1/{base}**(2i/{D}): a base of {base}, where 1/10000**(2i/{D}) is due")
+        read = [(d, said if d in turning else words) for d, words in read]
     groups = {}  # the same words for several rows are said once
     for d, (kind, words) in read:
         groups.setdefault((kind, words), []).append(d)
