@@ -394,8 +394,12 @@ def _beam():
     i = cases.beam_example()
     probe = PROBES["test_beam_search"]
     true = probe.reference(i)
+    # A mistake whose ids on the example are, with and without length normalisation, the right ids of one of the two
+    # is not named by the check: there it cannot be told from a search where length_norm changes nothing (the
+    # product of probabilities divided by the length ranks the beams as the product does, as the sum does).
     return {"end_word": cases.END_WORD, "beam_true": true,
-            "beam_mistakes": {m.said: m.compute(i) for m in probe.mistakes if not _same(m.compute(i), true)}}
+            "beam_mistakes": {m.said: m.compute(i) for m in probe.mistakes if not _same(m.compute(i), true)
+                              and not all(any(_same(ids, t) for t in true) for ids in m.compute(i))}}
 
 
 def _kv():
