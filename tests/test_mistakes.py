@@ -141,13 +141,39 @@ EVERY_MISTAKE_ON_EVERY_CASE = [("09_tiny_transformer", "test_train_step")] + [
 def test_every_mistake_is_clearly_wrong_on_every_fresh_case(notebook, grade_id):
     """A mistake right on one fresh case would earn a share of the marks, and make the score depend on the draw
     (09's step counted after the update was within the tolerance at t=12 on one draw in twenty): on every draw,
-    every catalogued mistake is off by more than the grader's tolerance on each fresh case of these parts."""
+    every catalogued mistake is off by more than the grader's tolerance on each fresh case of these parts. A case
+    drawn to show one rule that no draw shows with the mistakes (Case.shows) is held to that rule instead, below."""
     probe = PROBES[notebook][grade_id]
     assert len(EVERY_MISTAKE_ON_EVERY_CASE) >= 10
     for seed in range(40 if notebook == "09_tiny_transformer" else 20):
-        for case in [c for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh"]:
+        for case in [c for c in probe.cases(np.random.default_rng(seed)) if c.label == "fresh" and not c.shows]:
             want = probe.reference(case.inputs)
             for m in probe.mistakes:
                 if m.compute is not None:
                     assert compare(m.compute(case.inputs), want, probe.outputs or None) is not None, \
                         f"seed {seed}: '{m.name}' is right on the fresh case {case.about}"
+
+
+def test_a_case_drawn_for_one_rule_shows_it_on_every_draw():
+    """11's top_p case where a cumulative sum reaches p exactly (Case.shows): on every draw its sums are exact and
+    the right nucleus ends at the token that reaches p, so an answer that keeps tokens until the sum passes p (one
+    more) is wrong there, and right on the other fresh cases; the trait that says so is on every case."""
+    from grader.course.nb11_decoding import reference as ref
+    probe = PROBES["11_decoding"]["test_top_p"]
+
+    def passing(i):  # the nucleus up to the first sum that passes p
+        probs = ref.softmax(i["logits"])
+        order = np.argsort(-probs, kind="stable")
+        keep = order[:min(int(np.sum(np.cumsum(probs[order]) <= i["p"])) + 1, len(probs))]
+        kept = np.zeros_like(probs)
+        kept[keep] = probs[keep]
+        return kept / kept.sum()
+    for seed in range(20):
+        made = probe.cases(np.random.default_rng(seed))
+        shown = [c for c in made if c.shows]
+        assert len(shown) == 1 and all(len(c.traits) == 1 for c in made), seed
+        i = shown[0].inputs
+        probs = ref.softmax(i["logits"])
+        assert i["p"] in np.cumsum(np.sort(probs)[::-1]), seed  # exactly
+        assert compare(passing(i), probe.reference(i)) is not None, seed
+        assert all(compare(passing(c.inputs), probe.reference(c.inputs)) is None for c in made if c is not shown[0]), seed

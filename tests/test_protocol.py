@@ -1333,6 +1333,19 @@ def test_shapes_that_do_not_broadcast_are_read_by_how_they_differ(a, b, said):
     assert said in diagnose.error(f"raised ValueError: {raised.value}")
 
 
+def test_an_array_of_one_value_is_no_evidence_of_rounding():
+    """An array of numerical zeros (a keys' bias gradient, 1e-17 here and there) is within half a unit of any small
+    answer at one decimal: it was said to be "the right new v rounded to 1 decimal" (attacks8's e09). Rounding is
+    said only when the rounded entries take two values or more."""
+    from grader.engine import diagnose
+    rng = np.random.default_rng(0)
+    small = 1e-3 * rng.random(6)  # (6,): what a second moment is after one step
+    assert diagnose._rounded_to(1e-17 * rng.normal(size=6), small) is None
+    assert diagnose._rounded_to(np.full(6, 0.2), small + 0.2) is None
+    right = rng.normal(size=6)
+    assert diagnose._rounded_to(np.round(right, 3), right) == 3
+
+
 def test_max_of_nothing_is_said_as_something_empty_with_no_question_of_sizes():
     """Python's max() of an empty dict (learn_merges with no stop when no pair is left): said as something empty to
     check for first, as the error the kernel reports; an Empty, so that the verdict asks nothing about sizes."""

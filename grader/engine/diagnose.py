@@ -65,7 +65,9 @@ def _named(plural, indices):
     return f"{_singular(plural) if len(indices) == 1 else plural} {_numbers(indices)}"
 
 
-def _listing(words):
+def listing(words):
+    """ "a", "a and b", "a, b and c": the one way the verdicts list things (steps, protocol and the course's readings
+    import it)."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
@@ -74,8 +76,8 @@ def _places(origins):
     import re
     axes = {re.sub(r"^\w+\.shape", "", o) for o in origins}
     if len(origins) > 1 and len(axes) == 1 and all(re.fullmatch(r"\w+\.shape\[\d+\]", o) for o in origins):
-        return f".shape{axes.pop()} of {_listing([o.split('.')[0] for o in origins])}"
-    return _listing(origins)
+        return f".shape{axes.pop()} of {listing([o.split('.')[0] for o in origins])}"
+    return listing(origins)
 
 
 def _size_origins(inputs):
@@ -378,6 +380,8 @@ def _rounded_to(g, w):
     for places in range(1, 9):
         unit = 10.0 ** -places
         if np.allclose(g, np.round(g, places), rtol=0, atol=1e-9 * unit):
+            if np.unique(np.round(g, places)).size < 2:
+                return None  # (an array of zeros, or of one value, is any small enough answer rounded: no evidence)
             scale = max(float(np.max(np.abs(w))), 1.0)
             return places if np.all(np.abs(g - w) <= unit / 2 + 1e-12 * scale) and not np.allclose(
                 w, np.round(w, places), rtol=0, atol=1e-9 * unit) else None
@@ -578,15 +582,25 @@ def _off_by_a_count(g, w, inputs):
     every entry is off by the same whole number: a term of a count left out or counted twice. "Close, but not
     within the tolerance" would send a student after rounding. The multiple of a size is said when a size named in one
     place fits with a multiple up to 16 smaller than any other's; else the difference alone."""
-    d = g - w
     yes_no = np.isin(g, (0, 1)).all() and np.isin(w, (0, 1)).all()  # (their own findings say these)
-    if yes_no or not (np.all(np.isfinite(g)) and np.array_equal(w, np.round(w)) and np.array_equal(g, np.round(g))
-                      and np.all(d == d.flat[0]) and d.flat[0] != 0):
+    d = offset(g, w)
+    if yes_no or d is None or not (np.array_equal(w, np.round(w)) and np.array_equal(g, np.round(g))):
         return None
-    d = int(d.flat[0])
     words = count_tie(d, inputs)[0]
     where = "every entry is" if g.size > 1 else "it is"
     return f"{where} {abs(d)} {'above' if d > 0 else 'below'} the right value{words}"
+
+
+def offset(g, w):
+    """The whole number d when every entry of g is w's plus d (d not 0, g finite, as many entries: a count may come
+    back as an array of one number), else None."""
+    g, w = np.asarray(g, dtype=float).ravel(), np.asarray(w, dtype=float).ravel()
+    if g.size != w.size or not g.size or not np.all(np.isfinite(g)):
+        return None
+    d = g - w
+    if not np.all(d == d[0]) or d[0] == 0 or d[0] != round(float(d[0])):
+        return None
+    return int(d[0])
 
 
 def count_tie(d, inputs):

@@ -156,10 +156,6 @@ def _yours(where, name):
     return f"what your `{where}` returns" if where != "<module>" else "your cell's result"
 
 
-def _listing(words):
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=None, remake=None):
     """(sentence, certain) on where the student's computation leaves the reference's path, or None.
 
@@ -209,7 +205,7 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
             kind = step.name.split("'s ")[0] if "'s " in step.name else ""
             before = [s.name for j, s in enumerate(steps[:i]) if right[j] and not _deps(steps, j)
                       and (s.name.split("'s ")[0] if "'s " in s.name else "") == kind][-2:]
-        listed = "" if not before else _listing(before) if len(before) <= 3 else \
+        listed = "" if not before else diagnose.listing(before) if len(before) <= 3 else \
             f"{before[0]} to {before[-1]} (all {len(before)})"
         said = (f"Your {listed} {_are(before)} right, but not {_the(step.name)} ({step.formula})" if before
                 else f"Your {step.name} ({step.formula}) {_are([step.name])} not right")
@@ -235,7 +231,7 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
         right[k] and j in _deps(steps, k) for k in range(len(steps)))]
     if not last or not any(found):
         return None
-    return f"Your {_listing(last[-3:])} {_are(last[-3:])} right.", False
+    return f"Your {diagnose.listing(last[-3:])} {_are(last[-3:])} right.", False
 
 
 def _evidence(steps, values, found, trace, inputs, single, result, returned, remake):
@@ -456,8 +452,8 @@ def _source_of_wrong_results(steps, right):
     i = fits[0]
     deps = [steps[d].name for d in _deps(steps, i)]
     names = [_the(steps[k].name) for k in results if k in wrong]
-    said = (f"Your {_listing(deps)} {_are(deps)} right, and so are all the results but {_listing(names)}"
-            if deps else f"All your results are right but {_listing(names)}")
+    said = (f"Your {diagnose.listing(deps)} {_are(deps)} right, and so are all the results but {diagnose.listing(names)}"
+            if deps else f"All your results are right but {diagnose.listing(names)}")
     if not below[i]:  # the one wrong result, computed from right steps
         return f"{said} ({steps[i].formula}): no array of yours equals it."
     return (f"{said}, the ones computed from {_the(steps[i].name)} ({steps[i].formula}): no array of yours "
@@ -644,7 +640,7 @@ def _other_reductions(step, steps, values, inputs, due_too=False):
     names = step.axes if len(step.axes) == x.ndim else tuple(f"axis {k}" for k in range(x.ndim))
 
     def over(axes):
-        return _listing([names[k] for k in axes])
+        return diagnose.listing([names[k] for k in axes])
     due = f"the {words} over the {over(right)}{' alone' if len(right) == 1 else ''}"
     if due_too:
         yield f"{due} without `keepdims=True`", "", reduce(x, axis=right, keepdims=False), False
@@ -754,9 +750,9 @@ def _substituted(m):
     """(what was used, in place of what) for {input: the input used in its place}: "`gamma` and `beta` swapped", ""
     for two swapped; else "the inputs `omega_v1` and `beta_v1`", "`omega_q1` and `beta_q1`"."""
     if len(m) == 2 and all(m.get(b) == a for a, b in m.items()):
-        return f"`{_listing(list(m))}` swapped".replace(" and ", "` and `"), ""
+        return f"`{diagnose.listing(list(m))}` swapped".replace(" and ", "` and `"), ""
     used = [f"`{b}`" for b in dict.fromkeys(m.values())]
-    return f"the input{'s' if len(used) > 1 else ''} {_listing(used)}", _listing([f"`{a}`" for a in m])
+    return f"the input{'s' if len(used) > 1 else ''} {diagnose.listing(used)}", diagnose.listing([f"`{a}`" for a in m])
 
 
 def _trials(steps, values, inputs, open_, limit=160):

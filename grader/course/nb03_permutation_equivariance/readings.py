@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from ...engine.diagnose import listing as _listing
+
 # ---------------------------------------------------------------- generate_permutation_matrices
 
 
@@ -108,10 +110,6 @@ def _named(orders, n):
                 return said
             return f"{said} {listed}" if len(orders) == 1 else f"{said}, {listed}"
     return listed or f"{len(orders)} of the {len(everything)}"
-
-
-def _listing(words):
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _copied(matrices):

@@ -50,7 +50,9 @@ def _embedding_cases(rng):
     for T in rng.choice(FRESH_T, size=N_FRESH):
         words = cases.fresh_vocab_06(rng)
         D = int(rng.choice((3, 5, 6, 10)))
-        out.append(Case("fresh", {"text": cases.fresh_sentence_06(rng, words, int(T), unknown=False, capitals=False),
+        # any text tokenize takes (capitals, unknown words, punctuation, a tab, a run of spaces): the TODO looks the
+        # words up with the student's tokenize, and a wrong tokenize is swapped for the course's (`uses`)
+        out.append(Case("fresh", {"text": cases.fresh_sentence_06(rng, words, int(T), messy=True),
                                   "vocab_words": words, "embedding_matrix": rng.normal(size=(len(words), D)),
                                   "seed": int(rng.integers(2**31))},
                         about=f"{T} words, a table of {len(words)} x {D}"))

@@ -14,7 +14,7 @@ import numpy as np
 from . import cases, mistakes, readings, reference as ref
 from ..shared import cases as shared_cases
 from ..shared.steps import _v
-from ...engine.protocol import Case, Probe, Step, held
+from ...engine.protocol import Case, Probe, Step, Trait, held
 from ..shared import tiny_transformer as tiny
 
 N_FRESH = 3
@@ -119,6 +119,26 @@ def _cases(book, name, draw, about, sees=lambda inputs: True):
     def make(rng):
         return [Case("book", b, about=a) for b, a in book()] + _fresh(rng, PROBES[name], draw, about, sees)
     return make
+
+
+# Said when top_p_probs is wrong on exactly the inputs where a cumulative sum equals p
+REACHED = Trait("a cumulative sum of the sorted probabilities equals p exactly", "no cumulative sum equals p",
+                note="the nucleus keeps the token whose sum reaches p, equal included")
+
+
+def _top_p_cases(rng):
+    """The notebook's example and fresh logits whose sums stay clear of p, and one case where a sum reaches p exactly
+    (no draw shows that and the catalogued mistakes at once: its own rule, Case.shows)."""
+    made = _cases(lambda: [(cases.top_p_example(), "")], "test_top_p", cases.fresh_top_p,
+                  lambda i: f"{len(i['logits'])} logits, p={i['p']}")(rng)
+    reached = cases.fresh_top_p_reached(rng)
+    m = int(np.sum(reached["logits"] == reached["logits"].max()))
+    made.append(Case("fresh", reached, shows="a p that a cumulative sum reaches exactly",
+                     about=f"{len(reached['logits'])} logits, {m} of them equal and the others far below, "
+                           f"p={reached['p']}"))
+    for c in made:
+        c.traits = {REACHED: c is made[-1]}
+    return made
 
 
 # ---------------------------------------------------------------- steps
@@ -311,8 +331,7 @@ PROBES = {
     "test_top_p": Probe(
         what="top_p_probs",
         call="top_p_probs(logits, p)",
-        cases=_cases(lambda: [(cases.top_p_example(), "")], "test_top_p", cases.fresh_top_p,
-                     lambda i: f"{len(i['logits'])} logits, p={i['p']}"),
+        cases=_top_p_cases,
         reference=lambda i: ref.top_p_probs(i["logits"], i["p"]),
         steps=top_p_steps,
         operations=(),
