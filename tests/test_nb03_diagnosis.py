@@ -100,6 +100,9 @@ WRONG = {
                                            "where cos(n) is due; row 3: 0 at every position"),
     "encoding: loops that leave an odd D's last row at zero": (
         *_encoding(KEY_ENCODING, LOOPS), "0 at every position, where sin(n / 10000**("),
+    "encoding: loops that fill an array of integers": (
+        *_encoding(KEY_ENCODING, LOOPS_RIGHT.replace("np.zeros((D, N))", "np.zeros((D, N), dtype=int)")),
+        "where fractions are due: a value written into such an array is cut to a whole number."),
     "encoding: loops with base 1000": (*_encoding(KEY_ENCODING, LOOPS.replace("10000", "1000")),
                                        ": a base of 1000, where 1/10000**(2i/"),
     "encoding: loops whose cosines start one position on": (

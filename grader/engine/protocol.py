@@ -632,7 +632,7 @@ def _read(probe, cases, results):
             why = compare(value, want, probe.outputs or None, exact=probe.exact_shape)
             if why is None and probe.precision:
                 why = _imprecise(value, want, probe.precision)
-            reasons.append(why)
+            reasons.append(why and _as_integers(result.get("value"), value, want) or why)
         changed.append(_changed_in_place(case.inputs, result.get("after"), probe.handed))
     return got, reasons, changed, traces
 
@@ -1130,7 +1130,8 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(score, points, f"{what}: {mistake.said}", mistake.name, "named")
     # What one argument set to another value gives, or another result's right value, on every case: a fact that
     # holds whatever the code looks like, so it comes before what the trace suggests
-    argument = _argument_finding(probe, cases, got, reasons) or _other_result_finding(probe, cases, got, reasons)
+    argument = _integer_finding(probe, cases, got, reasons) or _argument_finding(probe, cases, got, reasons) or \
+        _other_result_finding(probe, cases, got, reasons)
     if argument:
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(argument)}",
                        finding="structural")
@@ -1164,6 +1165,39 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
         # steps are right (round 4's t08: "your projections' and MLP's multiply-adds are right")
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {step} {_sentence(text)}", finding=kind)
     return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(text)}", finding=kind)
+
+
+INTEGERS = "what comes back is an array of integers"
+
+
+def _as_integers(reported, value, want):
+    """A wrong case's reason when what came back (as the kernel encoded it: its dtype) is an array of integers, or
+    holds one, where the right one holds fractions; else None. decode_result makes every result float64. Only an
+    array of two entries or more, not all 0: a number or a placeholder of zeros is no array filled with values."""
+    several = isinstance(want, list) and isinstance(value, list)
+    items = reported.get("list") if several and isinstance(reported, dict) else [reported]
+    for r, g, w in zip(items or [], value if several else [value], want if several else [want]):
+        kind = str(r.get("dtype", "")) if isinstance(r, dict) else ""
+        try:
+            w = np.asarray(w, dtype=float)
+            integers = np.dtype(kind).kind in "iu" if kind else False
+        except (TypeError, ValueError):
+            continue
+        if integers and np.size(g) >= 2 and np.any(np.asarray(g) != 0) and np.all(np.isfinite(w)) \
+                and not np.array_equal(w, np.round(w)):
+            return f"{INTEGERS} ({np.dtype(kind)}) where fractions are due"
+    return None
+
+
+@_diagnosis(None)
+def _integer_finding(probe, cases, got, reasons):
+    """ "What comes back is an array of integers (int64) where fractions are due: ...", when a wrong case's result
+    was an integer array and the right one holds fractions (`_as_integers`): every value written into such an array
+    is cut to a whole number (sines written into np.arange's positions), whatever the code computes."""
+    said = next((why for why in reasons if why and why.startswith(INTEGERS)), None)
+    return said and (f"{said}: a value written into such an array is cut to a whole number. Make the array float "
+                     "before it is filled (np.zeros(shape) is; np.arange of whole numbers and a list of Python ints "
+                     "are not)")
 
 
 @_diagnosis(None)
