@@ -1346,6 +1346,23 @@ def test_an_array_of_one_value_is_no_evidence_of_rounding():
     assert diagnose._rounded_to(np.round(right, 3), right) == 3
 
 
+def test_sizes_that_clash_in_a_broadcast_are_named_where_the_inputs_have_them():
+    """A causal mask made with len(x), the batch, where the sequence's length is due: (3, 3) against the scores'
+    (6, 5, 5). Said by where each clashing size comes from, on a case where each is one input's size in one place;
+    not where a size is in several places (B = H = 2), nor when another case clashes by other places."""
+    x = np.zeros((3, 5, 8))  # (B, T, D)
+    book = protocol.Case("book", {"x": x, "num_heads": 2})
+    fresh = protocol.Case("fresh", {"x": np.zeros((2, 7, 6)), "num_heads": 2})
+    error = "raised ValueError: operands could not be broadcast together with shapes ({}) ({}) "
+    bad = [(fresh, None, error.format("2,2", "4,7,7")), (book, None, error.format("3,3", "6,5,5"))]
+    case, _, said = protocol._broadcast_tie(bad)
+    assert case is book and said.endswith("their sizes clash where 3 is x.shape[0] and 5 is x.shape[1]: is a size "
+                                          "taken from another axis (or input) than the one due?"), said
+    assert protocol._broadcast_tie(bad[:1]) is None  # 2 is x.shape[0] and the input num_heads
+    other = protocol.Case("fresh", {"x": np.zeros((4, 6, 5)), "num_heads": 3})
+    assert protocol._broadcast_tie(bad + [(other, None, error.format("4,5", "12,6,6"))]) is None
+
+
 def test_max_of_nothing_is_said_as_something_empty_with_no_question_of_sizes():
     """Python's max() of an empty dict (learn_merges with no stop when no pair is left): said as something empty to
     check for first, as the error the kernel reports; an Empty, so that the verdict asks nothing about sizes."""

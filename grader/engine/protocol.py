@@ -1615,12 +1615,15 @@ def _finding(probe, cases, got, reasons, traces=()):
     right = [c for c, why_ in zip(cases, reasons) if why_ is None]
     if all(g is None for _, g, _ in bad):
         case, _, why = bad[0]
+        tied = _broadcast_tie(bad)
+        if tied:  # said on the input whose sizes name where they come from
+            case, why = tied[0], tied[1]
         said = why.split(":", 1)[0] if why.startswith("raised") else why
-        meaning = _index_tie(why, case, bad) or diagnose.error(why)
+        meaning = tied[2] if tied else _index_tie(why, case, bad) or diagnose.error(why)
         # The size question only where a size is what tells the inputs apart: on inputs shaped as one it
         # runs on, the error's own words say more than a guess (numpy's "probabilities contain NaN").
         if right and all(_shapes(case.inputs) != _shapes(c.inputs) for c in right) and \
-                not isinstance(meaning, diagnose.Empty):
+                not isinstance(meaning, diagnose.Empty) and not tied:  # (a tie asks of the sizes itself)
             return (f"On {_where(case)}: {said}{': ' + meaning if meaning else ''}. It runs on {len(right)} "
                     "other input(s): does it assume a size or shape that only some inputs have?", "structural")
         if right:
@@ -1754,6 +1757,39 @@ def _one_sided(probe, cases, got, reasons):
 
 
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
+_NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
+
+
+def _broadcast_tie(bad):
+    """(case, why, words) for arrays that do not broadcast, when on one wrong case the sizes that clash are each a
+    size of the inputs in one named place, and not the same place ("2 is x.shape[0] and 5 is x.shape[1]"): a size
+    taken from another axis than the one due (len(x) for a sequence's length). Every other case that raised so must
+    clash by the same places. None otherwise."""
+    from . import diagnose
+
+    def places(case, why):
+        found = re.search(_NOT_BROADCAST, why or "")
+        if not found:
+            return None
+        a, b = ([int(n) for n in shape.split(",") if n] for shape in (found[1], found[2]))
+        clashes = sorted({(x, y) for x, y in zip(a[::-1], b[::-1]) if x != y and 1 not in (x, y)})
+        said = [(diagnose.size_words(x, case.inputs), diagnose.size_words(y, case.inputs)) for x, y in clashes]
+        if not said or any("a size of this input" in w for pair in said for w in pair):
+            return ()  # a clash whose sizes are not named in one place: no evidence of where they come from
+        return tuple(sorted({(w.split(" is ", 1)[1], v.split(" is ", 1)[1]) for w, v in said}))
+    raised = [(c, why, places(c, why)) for c, _, why in bad]
+    named = [(c, why, p) for c, why, p in raised if p]
+    if not named or any(p is not None and p and p != named[0][2] for _, _, p in raised):
+        return None
+    case, why, pairs = named[0]
+    if any(x == y for x, y in pairs):
+        return None
+    found = re.search(_NOT_BROADCAST, why)
+    sizes = [(diagnose.size_words(int(x), case.inputs), diagnose.size_words(int(y), case.inputs)) for x, y in zip(
+        [n for n in found[1].split(",") if n][::-1], [n for n in found[2].split(",") if n][::-1]) if x != y and "1" not in (x, y)]
+    words = diagnose.listing(sorted({w for pair in sizes for w in pair}))
+    return case, why, (f"two arrays of shapes ({found[1]}) and ({found[2]}) were combined entry by entry, and their sizes "
+                       f"clash where {words}: is a size taken from another axis (or input) than the one due?")
 
 
 def _index_tie(why, case, bad):
