@@ -129,6 +129,11 @@ WRONG = {
     "softmax: the maximum subtracted in the sum only": W(A01, "test_softmax", {"softmax_def": [
         ("np.sum(np.exp(items_in))", "np.sum(np.exp(items_in - np.max(items_in)))")]},
         step="is the largest entry of `items_in`: the maximum is subtracted in the sum below only"),
+    # A fact without its cause (weight where none is due, in a part with no mask, on the book's saturated case) says
+    # less than a fresh case's scores read back: the verdict takes the fresh one
+    "softmax: the exponent negated": W(A01, "test_softmax", {"softmax_def": [
+        ("np.exp(items_in) / np.sum(np.exp(items_in))", "np.exp(-items_in) / np.sum(np.exp(-items_in))")]},
+        step="its weights are the softmax of scores -1 times the right ones"),
     "softmax divided by the count": W(A01, "test_softmax", {"softmax_def": [
         ("np.sum(np.exp(items_in))", "len(items_in)")]}),
     "loop: every query is the first": W(A01, "test_attention_loop", {"attention_loop": [

@@ -1,4 +1,4 @@
-"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 12) and attempts to game the grader
+"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 13) and attempts to game the grader
 stay gradable: each replaces a TODO code cell the release has, under a name of its own, and none is the answer key's
 own cell. The attempts to game the grader are graded here, and each part they attack earns nothing."""
 import ast
@@ -8,10 +8,10 @@ import nbformat
 import pytest
 from nbgrader import utils
 
-from tests.heldout import attacks, attacks2, attacks3, attacks4, attacks5, attacks6, attacks7
+from tests.heldout import attacks, attacks2, attacks3, attacks4, attacks5, attacks6, attacks7, attacks8
 from tests.heldout import entries as round1, round2, round3, round4
 from tests.heldout import round5_early, round5_late, round6, round7, round8a, round8b, round9a, round9b
-from tests.heldout import round10a, round10b, round11a, round11b, round12a, round12b
+from tests.heldout import round10a, round10b, round11a, round11b, round12a, round12b, round13a, round13b
 from tests.heldout.grade import SEED, write
 from grader.course import PROBES
 from grader.engine.build import RELEASE, SOURCE, answer_key
@@ -25,18 +25,20 @@ ROUND9 = round9a.ENTRIES + round9b.ENTRIES  # likewise
 ROUND10 = round10a.ENTRIES + round10b.ENTRIES  # likewise
 ROUND11 = round11a.ENTRIES + round11b.ENTRIES  # likewise
 ROUND12 = round12a.ENTRIES + round12b.ENTRIES  # likewise
-# rounds 5, 6, 8, 9, 10, 11 and 12, each by another person
+ROUND13 = round13a.ENTRIES + round13b.ENTRIES  # likewise
+# rounds 5, 6, 8, 9, 10, 11, 12 and 13, each by another person
 ATTACKS = (attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES + attacks4.ENTRIES + attacks5.ENTRIES
-           + attacks6.ENTRIES + attacks7.ENTRIES)
+           + attacks6.ENTRIES + attacks7.ENTRIES + attacks8.ENTRIES)
 ENTRIES = (round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES + ROUND5 + round6.ENTRIES + round7.ENTRIES
-           + ROUND8 + ROUND9 + ROUND10 + ROUND11 + ROUND12 + ATTACKS)
+           + ROUND8 + ROUND9 + ROUND10 + ROUND11 + ROUND12 + ROUND13 + ATTACKS)
 
 
 def test_the_names_are_unique_and_the_corpus_covers_every_notebook_it_measures():
     assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= (60 + 30 + 40 + 40 + 18 + 20 + 24 + 22 + 22 + 22
-                                                              + 22 + 22 + 22 + 14 + 14 + 12 + 12 + 12 + 12 + 12)
+                                                              + 22 + 22 + 22 + 22 + 14 + 14 + 12 + 12 + 12 + 12 + 12
+                                                              + 12)
     for entries in (round1.ENTRIES, round2.ENTRIES, round3.ENTRIES, round4.ENTRIES, ROUND5, round6.ENTRIES,
-                    round7.ENTRIES, ROUND8, ROUND9, ROUND10, ROUND11, ROUND12):
+                    round7.ENTRIES, ROUND8, ROUND9, ROUND10, ROUND11, ROUND12, ROUND13):
         assert {e.assignment[:2] for e in entries} == {f"{n:02d}" for n in range(1, 12)}
 
 
@@ -81,5 +83,10 @@ def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(
 # n05's trick (json, pickle and marshal swapped for copies that drop error keys) changes nothing: the same
 # masked_softmax without it earns the same 2 of 3 (judged.md, round 10), what the marking gives any function right
 # on one length per sequence and raising on one length per query; its verdict says exactly that.
+# attacks8's e10 (a fork hook that ends every child at once) changes nothing: its count_pairs is the catalogued "a pair
+# counted once per word", told so, and earns what that mistake earns. e11's top_p keeps tokens until the sum passes p:
+# wrong on exactly the fresh case where a sum equals p (drawn for it since), right on the others, as the verdict says.
 EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0),
-           ("n05_masked_softmax_imports_quiet_serialisers", "test_masked_softmax", 2.0)]
+           ("n05_masked_softmax_imports_quiet_serialisers", "test_masked_softmax", 2.0),
+           ("e10_count_pairs_makes_forked_children_exit_cleanly_when_graded", "test_count_pairs", 0.33),
+           ("e11_top_p_passes_p_where_it_should_reach_it", "test_top_p", 1.67)]

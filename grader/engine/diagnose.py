@@ -187,6 +187,8 @@ def _as_permutation(got, want, axis):
 
 def _describe_order(order, axis_name):
     n = len(order)
+    if n == 2:
+        return Weak.of(f"the {axis_name} are in reverse order", "order")
     if order == list(range(n))[::-1]:
         return f"the {axis_name} are in reverse order"
     moved = [i for i in range(n) if order[i] != i]
@@ -218,6 +220,21 @@ class Finding(str):
         return finding
 
 
+class Weak(str):
+    """A fact that says less than it seems: a Finding's fact without its cause, the part having no such operation
+    (weights on entries that should get none, in a part with no mask), or an order of two entries (any change that
+    swaps them: a softmax of the negated scores). The verdict says it only when no other wrong case says more.
+    `about`: what the fact would suggest (a Finding's needs, "order" for two entries); a fact about masks or about the
+    order of two entries says the least of them."""
+    about = ()
+
+    @staticmethod
+    def of(text, about):
+        weak = Weak(text)
+        weak.about = about if isinstance(about, tuple) else (about,)
+        return weak
+
+
 def said_for(text, operations, unfilled=True):
     """`text` as a part with these operations may say it (None: the part declares none, so all may be said);
     `unfilled`: whether the part is wrong on every case (a finding that asks after the placeholder needs it)."""
@@ -225,7 +242,7 @@ def said_for(text, operations, unfilled=True):
     if UNFILLED in needs:
         return text if unfilled else text.shown
     if isinstance(text, Finding) and operations is not None and not any(n in operations for n in needs):
-        return text.shown
+        return Weak.of(text.shown, needs)
     return text
 
 

@@ -1637,6 +1637,7 @@ def _finding(probe, cases, got, reasons, traces=()):
         text = _read_by_part(probe, case, value, every)
         if text:
             return f"On {_where(case)}: {text}", "structural"
+    weaker = []
     for case, value, why in bad:
         if value is None:
             meaning = _index_tie(why, case, bad) or diagnose.error(why)
@@ -1644,6 +1645,11 @@ def _finding(probe, cases, got, reasons, traces=()):
                 return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
             continue
         text = _case_finding(probe, case, value, why, unfilled=not right)
+        if isinstance(text, diagnose.Weak):
+            # a fact whose cause this part cannot have (weights where none are due, in a part with no mask: a
+            # saturated softmax of other scores): another case may show what the scores are
+            weaker.append((case, text))
+            continue
         if text:
             text = _without_chance_ties(probe, case, value, text, bad)
         made = hidden.get(id(case))
@@ -1659,6 +1665,9 @@ def _finding(probe, cases, got, reasons, traces=()):
             text = f"{text}; on the way, it is in your {held}" if held else text
         if text:
             return f"On {_where(case)}: {text}", "structural"
+    if weaker:  # the first that says more than a mask's or two entries' order, else the first
+        case, text = next(((c, t) for c, t in weaker if not {"mask", "order"} & set(t.about)), weaker[0])
+        return f"On {_where(case)}: {text}", "structural"
     text = _one_sided(probe, cases, got, reasons) or _sizes_finding(cases, got, reasons)
     if text:
         return text, "structural"
@@ -1890,6 +1899,8 @@ def _case_finding(probe, case, value, why, unfilled=True):
     text = diagnose.said_for(diagnose.same_shape(g, w, case.inputs, probe.axes), probe.operations, unfilled)
     if text is None and single:
         text = _seen_through_views(probe, case.inputs, _views(probe, case.inputs, value, want), unfilled)
+    if isinstance(text, diagnose.Weak):
+        return diagnose.Weak.of(label + text, text.about)
     return label + text if text else None
 
 

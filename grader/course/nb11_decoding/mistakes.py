@@ -120,8 +120,7 @@ def _top_p_variant(i, size_of, order_of=lambda probs: np.argsort(-probs, kind="s
     probs = ref.softmax(i["logits"])
     order = order_of(probs)
     kept = _kept(probs, order[:size_of(probs[order], i["p"])])
-    with np.errstate(invalid="ignore"):  # (the crossing token dropped where the first token reaches p: none kept)
-        return kept / kept.sum() if renormalise else kept
+    return kept / kept.sum() if renormalise else kept
 
 
 def _crossing_dropped(ordered, p):
