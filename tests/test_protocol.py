@@ -1363,6 +1363,26 @@ def test_sizes_that_clash_in_a_broadcast_are_named_where_the_inputs_have_them():
     assert protocol._broadcast_tie(bad + [(other, None, error.format("4,5", "12,6,6"))]) is None
 
 
+def test_a_size_in_a_shape_error_that_no_argument_has_is_said_fixed():
+    """omega_c[:, :H_D] with the notebook's H_D = 4 on fresh inputs of head size 3: the matrix product's error holds
+    4, the same on every input that raised and no size of the arguments. Said so, in place of the transpose question;
+    not when the odd size changes from case to case, nor when both sizes are the arguments'."""
+    def case(D, N):
+        return protocol.Case("fresh", {"X": np.zeros((D, N)), "omega_c": np.zeros((D, D)),
+                                       "omega_q1": np.zeros((D // 2, D))})
+    error = ("raised ValueError: matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+             "(n?,k),(k,m?)->(n?,m?) (size {} is different from {})")
+    book = protocol.Case("book", {"X": np.zeros((8, 3)), "omega_c": np.zeros((8, 8)), "omega_q1": np.zeros((4, 8))})
+    bad = [(book, np.zeros((8, 3)), "wrong values"), (case(6, 5), None, error.format(3, 4)),
+           (case(10, 7), None, error.format(5, 4))]
+    found, _, said = protocol._fixed_size_tie(bad)
+    assert found is bad[1][0] and said == (
+        "a matrix product A @ B met an A with 4 columns and a B with 3 rows; 4 is the same on every input and no size "
+        "of the arguments: is a number fixed in the code, or a variable left from the notebook's example?"), said
+    assert protocol._fixed_size_tie(bad[:2] + [(case(10, 7), None, error.format(5, 9))]) is None  # 4, then 9
+    assert protocol._fixed_size_tie([(case(6, 5), None, error.format(3, 6))]) is None  # both the arguments' sizes
+
+
 def test_max_of_nothing_is_said_as_something_empty_with_no_question_of_sizes():
     """Python's max() of an empty dict (learn_merges with no stop when no pair is left): said as something empty to
     check for first, as the error the kernel reports; an Empty, so that the verdict asks nothing about sizes."""

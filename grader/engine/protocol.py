@@ -1131,7 +1131,7 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
     # What one argument set to another value gives, or another result's right value, on every case: a fact that
     # holds whatever the code looks like, so it comes before what the trace suggests
     argument = _integer_finding(probe, cases, got, reasons) or _argument_finding(probe, cases, got, reasons) or \
-        _other_result_finding(probe, cases, got, reasons)
+        _off_by_one_finding(probe, cases, got, reasons) or _other_result_finding(probe, cases, got, reasons)
     if argument:
         return Verdict(score, points, f"{what}: {_summary(cases, reasons)}. {_sentence(argument)}",
                        finding="structural")
@@ -1289,6 +1289,49 @@ def _argument_finding(probe, cases, got, reasons):
     return (f"On every input it does what the right code does with {name} equal to {other}, not to the {name} it "
             f"is given ({name} = {int(book.inputs[name])}, {other} = {int(book.inputs[other])} on {_where(book)}): "
             f"the result must follow the argument {name}")
+
+
+@_diagnosis(None)
+def _off_by_one_finding(probe, cases, got, reasons):
+    """ "On every input it gives what the right code gives for valid_lens - 1 (each entry one less): ..." when the
+    results are, on every case, the reference's with one whole-number input of the call (a number, or an array of
+    them: lengths, ids) one less, or one more: a count from 1 where 0 is due, or < where <= is due. Said only when
+    exactly one input and one direction fit every case, right ones included, and a wrong case has a result; None
+    otherwise (or past ARGUMENT_BUDGET)."""
+    import time
+    if not probe.call or all(g is None for g, why in zip(got, reasons) if why is not None):
+        return None
+
+    def whole(v):
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or (
+            isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.size)
+    names = [k for k, v in cases[0].inputs.items() if "seed" not in k and whole(v) and all(whole(c.inputs.get(k))
+             for c in cases) and re.search(rf"(?<![\w.'\"]){re.escape(k)}(?![\w'\"=])", probe.call)]
+    start, fits = time.process_time(), []
+    for name in names:
+        for delta in (-1, 1):
+            for case, g, why in sorted(zip(cases, got, reasons), key=lambda t: t[2] is None):  # wrong ones first
+                if time.process_time() - start > ARGUMENT_BUDGET:
+                    return None
+                value = case.inputs[name]
+                try:
+                    other = probe.reference(dict(case.inputs, **{name: value + delta if isinstance(value, np.ndarray)
+                                                                 else int(value) + delta}))
+                except Exception:  # a value the reference cannot take: no fit
+                    break
+                if g is None or compare(g, other, exact=probe.exact_shape) is not None:
+                    break
+            else:
+                fits.append((name, delta))
+    if len(fits) != 1:
+        return None
+    name, delta = fits[0]
+    sign = "-" if delta < 0 else "+"
+    each = " (each entry one less)" if delta < 0 else " (each entry one more)"
+    array = isinstance(cases[0].inputs[name], np.ndarray)
+    return (f"On every input it gives what the right code gives for {name} {sign} 1{each if array else ''}: is "
+            f"something counted from {1 if delta < 0 else 0} where {0 if delta < 0 else 1} is due, or compared with "
+            f"{'<' if delta < 0 else '<='} where {'<=' if delta < 0 else '<'} is due?")
 
 
 @_diagnosis(None)
@@ -1615,7 +1658,7 @@ def _finding(probe, cases, got, reasons, traces=()):
     right = [c for c, why_ in zip(cases, reasons) if why_ is None]
     if all(g is None for _, g, _ in bad):
         case, _, why = bad[0]
-        tied = _broadcast_tie(bad)
+        tied = _fixed_size_tie(bad) or _broadcast_tie(bad)
         if tied:  # said on the input whose sizes name where they come from
             case, why = tied[0], tied[1]
         said = why.split(":", 1)[0] if why.startswith("raised") else why
@@ -1638,9 +1681,10 @@ def _finding(probe, cases, got, reasons, traces=()):
         if text:
             return f"On {_where(case)}: {text}", "structural"
     weaker = []
+    fixed = _fixed_size_tie(bad)
     for case, value, why in bad:
         if value is None:
-            meaning = _index_tie(why, case, bad) or diagnose.error(why)
+            meaning = fixed[2] if fixed and fixed[0] is case else _index_tie(why, case, bad) or diagnose.error(why)
             if meaning:
                 return f"On {_where(case)}: {why.split(':', 1)[0]}: {meaning}", "structural"
             continue
@@ -1767,6 +1811,42 @@ def _one_sided(probe, cases, got, reasons):
 
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
 _NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
+
+
+_MATMUL_MISMATCH = r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*\(size (\d+) is different from (\d+)\)"
+
+
+def _fixed_size_tie(bad):
+    """(case, why, words) when every wrong case that raised raised a shape error (a matrix product or entry-by-entry
+    arrays that do not fit) in which one size is the same number on every such case and no size of its inputs, while
+    the other is one: "4, the same on every input and no size of its arguments: is a number fixed in the code, or a variable
+    left from the notebook's example?" None otherwise."""
+    from . import diagnose
+    found = []
+    for case, value, why in bad:
+        if value is not None:
+            continue  # (a wrong result where no error was raised: the error's sizes are read where it was)
+        m = re.search(_MATMUL_MISMATCH, why or "")
+        pairs = [(int(m[1]), int(m[2]))] if m else []
+        b = re.search(_NOT_BROADCAST, why or "")
+        if b:
+            a, c = ([int(n) for n in shape.split(",") if n] for shape in (b[1], b[2]))
+            pairs = [(x, y) for x, y in zip(a[::-1], c[::-1]) if x != y and 1 not in (x, y)]
+        if not pairs:
+            return None
+        met = (f"a matrix product A @ B met an A with {m[2]} columns and a B with {m[1]} rows" if m else
+               f"two arrays of shapes ({b[1]}) and ({b[2]}) were combined entry by entry, and do not fit")
+        sizes = diagnose._sizes(case.inputs)
+        alien = {x for pair in pairs for x in pair if x not in sizes}
+        if len(alien) != 1 or not any(len(set(pair) & sizes) == 1 for pair in pairs):
+            return None
+        found.append((case, why, alien.pop(), met))
+    if not found or len({n for _, _, n, _ in found}) != 1:
+        return None
+    case, why, n, met = found[0]
+    every = "the same on every input and " if len(found) > 1 else ""
+    return case, why, (f"{met}; {n} is {every}no size of the arguments: is a number fixed in the code, or a variable "
+                       "left from the notebook's example?")
 
 
 def _broadcast_tie(bad):
