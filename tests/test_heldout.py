@@ -86,7 +86,12 @@ def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(
 # attacks8's e10 (a fork hook that ends every child at once) changes nothing: its count_pairs is the catalogued "a pair
 # counted once per word", told so, and earns what that mistake earns. e11's top_p keeps tokens until the sum passes p:
 # wrong on exactly the fresh case where a sum equals p (drawn for it since), right on the others, as the verdict says.
+# e09's train_step is right on its first step and wherever the loss is under 0.2, and trains another way between:
+# steps 2 to about 19 of 200 here. Its train_step part earns nothing; the model it trains is checked at its first and
+# last steps and at two drawn at grading time (since attacks8), which catch it only when one falls in those steps,
+# and it is a model its own train_step trained, right on 9 steps in 10: the trained model's 4 of 4 stand.
 EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivariant", 2.0),
            ("n05_masked_softmax_imports_quiet_serialisers", "test_masked_softmax", 2.0),
            ("e10_count_pairs_makes_forked_children_exit_cleanly_when_graded", "test_count_pairs", 0.33),
-           ("e11_top_p_passes_p_where_it_should_reach_it", "test_top_p", 1.67)]
+           ("e11_top_p_passes_p_where_it_should_reach_it", "test_top_p", 1.67),
+           ("e09_train_step_is_right_only_where_it_is_watched", "test_trained_model", 4.0)]

@@ -344,7 +344,8 @@ def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_
     i = case.everything()
     assert "tokens" not in case.inputs  # the sequences the model is judged on never reach the kernel
     zeros = [np.zeros_like(a) for a in i["init"]]
-    untouched = [list(i["init"]), list(i["init"]), zeros, zeros, 199, 200, list(i["init"])]
+    untouched = [list(i["init"]), list(i["init"]), zeros, zeros, 199, 200, list(i["init"]),
+                 [[list(i["init"]), zeros, zeros, k - 1, list(i["init"])] for k in i["watch"]]]
     assert probes09._judge_training(i, untouched) == (0.0, probes09._judge_training(i, untouched)[1])
     assert "not trained" in probes09._judge_training(i, untouched)[1]
     pasted = [ref09.trained_parameters()] + untouched[1:]  # a good model, but not one step away from where it was
@@ -375,6 +376,19 @@ def test_the_trained_model_part_judges_only_a_model_the_students_own_train_step_
 
     share, said = probes09._judge_training(i, ref09.training_report(i, trains_otherwise_first))
     assert share == 0.0 and "the first step your train_step took (step 1" in said, said
+
+    calls.clear()
+
+    def right_where_watched(params, state, tokens, targets, weights, lr, num_heads):
+        calls.append(1)  # (attacks8's e09: right on the first steps and the last ones, another way between)
+        if 1 < len(calls) < i["steps"] - 5:
+            return ref09.train_step(params, state, tokens, targets, weights, 2 * lr, num_heads)
+        return ref09.train_step(params, state, tokens, targets, weights, lr, num_heads)
+
+    share, said = probes09._judge_training(i, ref09.training_report(i, right_where_watched))
+    assert share == 0.0 and f"the {probes09._ordinal(i['watch'][0])} step your train_step took" in said, said
+    assert [probes09._ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 57, 112)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "57th", "112th"]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -123,8 +123,9 @@ STUDENTS = {
         A06, _06(test_tokenize=0, test_text_to_word_embeddings=0, test_self_attention=2),
         cells={"tokenize_def": SEED_004_TOKENIZE, "embeddings_def": SEED_004_EMBEDDINGS,
                "self_attention_class": SEED_004_CLASS},
+        # (its lookup drops unknown words, as its tokenize does: on fresh texts, which hold some, that shows first)
         diagnoses={"test_tokenize": "unknown words dropped",
-                   "test_text_to_word_embeddings": "a new random embedding table on every call",
+                   "test_text_to_word_embeddings": " words where ",
                    "test_self_attention": "seed ignored"}),
     "not_lowercased": Student(
         A06, _06(test_tokenize=0),

@@ -94,8 +94,10 @@ STUDENTS = {
         edits={"top_k_def": [(TOP, "  top = np.argsort(probs, kind=\"stable\")[-k:]")],
                "top_p_def": [(SIZE, "  n = int(np.sum(cumulative < p))")]},
         diagnoses={"test_top_k": "ties broken toward the larger id", "test_top_p": "the token that crosses p dropped"}),
+    # (its top_p is right on the fresh case where a sum reaches p exactly: probabilities 1/m and 0, which add up
+    # in id order as they do sorted, so the part earns that case's share)
     "top_k_not_renormalised_id_order": Student(
-        A11, _11(test_top_k=0, test_top_p=0),
+        A11, _11(test_top_k=0, test_top_p=0.33),
         edits={"top_k_def": [(RENORMALISE, "  result = kept")], "top_p_def": [(ORDER, "  order = np.arange(len(probs))")]},
         diagnoses={"test_top_k": "renormalised over all tokens", "test_top_p": "cumulative sum in id order"}),
     "top_p_not_renormalised_attends_twice": Student(

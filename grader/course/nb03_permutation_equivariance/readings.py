@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ...engine.diagnose import listing as _listing
+from ...engine.protocol import listing as _listing
 
 # ---------------------------------------------------------------- generate_permutation_matrices
 

@@ -107,4 +107,6 @@ def trained_09(rng, n=500):
                 batch_seed=int(rng.integers(2**32)), steps=cfg["steps"], batch_size=cfg["batch_size"],
                 lr=cfg["lr"], num_heads=cfg["num_heads"], time_limit=cfg["time_limit"])
     tokens, targets, weights = tiny.reversal_batch(rng, n)
+    # two steps between the first and the last, drawn now, whose states the probe keeps too (see probes._judge_training)
+    sent["watch"] = sorted(int(k) for k in rng.choice(np.arange(2, cfg["steps"]), size=2, replace=False))
     return sent, dict(tokens=tokens, targets=targets, weights=weights)

@@ -64,14 +64,16 @@ TRAIN_STEP_OUTPUTS = (("loss", "adam_state['t']") + tuple(f"params[{n!r}]" for n
 # pasted or trained elsewhere is judged. The state before each step is kept, and the parameters after the first:
 # the grader checks that the first step and the last are ones it can account for (see _judge_training), so that
 # a train_step that trains some other way until late in the run (round 8's attempt: a private Adam for the
-# first 150 calls) is not judged by a last step that looks like a named mistake.
+# first 150 calls) is not judged by a last step that looks like a named mistake. Two steps between them, drawn at
+# grading time (`watch`), are kept and checked too: attacks8's e09 was right on the first step and the last ones
+# only, and trained the other way between.
 TRAINING_PROGRAM = """\
 import time
 params = {n: np.array(a, dtype=float) for n, a in zip(names, init)}
 adam_state = {"t": 0, "m": {n: np.zeros_like(a) for n, a in params.items()},
               "v": {n: np.zeros_like(a) for n, a in params.items()}}
 rng = np.random.default_rng(batch_seed)
-steps_done, start = 0, time.perf_counter()
+steps_done, start, watched = 0, time.perf_counter(), []
 while steps_done < steps:
     tokens, targets, weights = reversal_batch(rng, batch_size)
     before_params = [np.array(params[n], dtype=float) for n in names]
@@ -82,6 +84,8 @@ while steps_done < steps:
     steps_done += 1
     if steps_done == 1:
         first_params = [np.array(params[n], dtype=float) for n in names]
+    if steps_done in watch:
+        watched.append([before_params, before_m, before_v, before_t, [np.array(params[n], dtype=float) for n in names]])
     if time.perf_counter() - start > time_limit:
         break
 trained = [params[n] for n in names]
@@ -108,19 +112,27 @@ def _accounted(state, got, names):
     return False
 
 
+def _ordinal(n):
+    """ "2nd", "11th", "57th" """
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def _judge_training(i, report):
     """(share, what to say) for the probe's report of the training: the last step must be one the grader can
     account for (a right step of training, or a mistake train_step's part names: the student's own training,
     right or not), then the trained model is judged by its accuracy (reference.judge_trained)."""
-    if not isinstance(report, list) or len(report) != 7 or not all(isinstance(r, list) for r in report[:4] + report[6:]):
+    if not isinstance(report, list) or len(report) != 8 or not all(isinstance(r, list) for r in report[:4] + report[6:]):
         return 0.0, "the probe's report of the training is malformed"
-    trained, before_params, before_m, before_v, before_t, steps_done, first_params = report
+    trained, before_params, before_m, before_v, before_t, steps_done, first_params, watched = report
     why = ref.unusable(trained)
     if why:
         return 0.0, why
     steps_done = int(np.asarray(steps_done).item())
     names = len(i["names"])
-    if steps_done < 1 or any(len(r) != names for r in (before_params, before_m, before_v, first_params)):
+    watch = [k for k in i["watch"] if k <= steps_done]  # (the steps drawn for it that the training reached)
+    if steps_done < 1 or any(len(r) != names for r in (before_params, before_m, before_v, first_params)) or \
+            len(watched) != len(watch) or any(not isinstance(w, list) or len(w) != 5 or any(
+                not isinstance(r, list) or len(r) != names for r in w[:3] + w[4:]) for w in watched):
         return 0.0, "the probe's report of the training is malformed"
     tokens, targets, weights = ref.last_batch(i, steps_done)
     before = dict(names=i["names"], params=before_params, m=before_m, v=before_v, t=int(np.asarray(before_t).item()),
@@ -133,7 +145,13 @@ def _judge_training(i, report):
     start = dict(names=i["names"], params=i["init"], m=[np.zeros_like(a) for a in i["init"]],
                  v=[np.zeros_like(a) for a in i["init"]], t=0, tokens=tokens, targets=targets, weights=weights,
                  lr=i["lr"], num_heads=i["num_heads"])
-    for which, (state, got, n) in (("first", (start, first_params, 1)), ("last", (before, trained, steps_done))):
+    checked = [("first", (start, first_params, 1)), ("last", (before, trained, steps_done))]
+    for n, (p, m, v, t, after) in zip(watch, watched):
+        tokens, targets, weights = ref.last_batch(i, n)
+        checked.insert(-1, (_ordinal(n), (dict(names=i["names"], params=p, m=m, v=v, t=int(np.asarray(t).item()),
+                                             tokens=tokens, targets=targets, weights=weights, lr=i["lr"],
+                                             num_heads=i["num_heads"]), after, n)))
+    for which, (state, got, n) in checked:
         if not _accounted(state, got, names):
             return 0.0, (f"not judged: the {which} step your train_step took (step {n}, from a fresh start with the "
                          "notebook's sizes) is not a step of training the grader can account for, so the model "
@@ -182,7 +200,8 @@ PROBES = {
         what="the trained model",
         program=TRAINING_PROGRAM,
         from_kernel=("train_step", "reversal_batch"),
-        outputs=("trained", "before_params", "before_m", "before_v", "before_t", "steps_done", "first_params"),
+        outputs=("trained", "before_params", "before_m", "before_v", "before_t", "steps_done", "first_params",
+                 "watched"),
         cases=_trained_cases,
         reference=ref.training_report,
         judge=_judge_training,

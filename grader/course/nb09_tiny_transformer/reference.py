@@ -74,20 +74,22 @@ def train(seed=None, steps=None, step=train_step):
 def training_report(i, step=train_step):
     """What notebook 09's trained-model probe reports when `step` trains the model from the case's start
     (i["init"]) on batches drawn from i["batch_seed"]: [trained, params, m and v before the last step, t
-    before it, the steps done, params after the first step] (see probes.TRAINING_PROGRAM). One right answer,
-    for the tests."""
+    before it, the steps done, params after the first step, [params, m, v and t before each step of i["watch"],
+    and params after it]] (see probes.TRAINING_PROGRAM). One right answer, for the tests."""
     names = i["names"]
     params = {n: np.array(a, dtype=float) for n, a in zip(names, i["init"])}
     state = tiny.adam_init(params)
     rng = np.random.default_rng(i["batch_seed"])
-    first = None
-    for _ in range(i["steps"]):
+    first, watched = None, []
+    for k in range(1, i["steps"] + 1):
         tokens, targets, weights = tiny.reversal_batch(rng, i["batch_size"])
         before = ([params[n].copy() for n in names], [state["m"][n].copy() for n in names],
                   [state["v"][n].copy() for n in names], state["t"])
         step(params, state, tokens, targets, weights, i["lr"], i["num_heads"])
         first = first if first is not None else [params[n].copy() for n in names]
-    return [[params[n] for n in names], *before, i["steps"], first]
+        if k in i["watch"]:
+            watched.append([*before, [params[n].copy() for n in names]])
+    return [[params[n] for n in names], *before, i["steps"], first, watched]
 
 
 def last_batch(i, steps_done):

@@ -152,15 +152,17 @@ def fresh_top_p(rng):
 def fresh_top_p_reached(rng):
     """Logits and a p that a cumulative sum reaches exactly: m = 4 or 8 tokens of one logit, the others 800 or more
     below it (their exponentials are 0 in float64), so the probabilities are 1/m and 0, their sums k/m exact on every
-    machine, and p is one of them. The nucleus is the first k of the m (the smaller ids first), k >= 2: a nucleus of
-    one token is 1 there whatever its probability, and would show nothing of the probabilities."""
+    machine, and p is one of them. The nucleus is the first k of the m (the smaller ids first), 2 <= k <= m - 2: a
+    nucleus of one token is 1 there whatever its probability, and would show nothing of the probabilities; one token
+    more than k is then still not all m (a nucleus of every token is the probabilities themselves, and would read as
+    a cut-off left out)."""
     m = int(rng.choice([4, 8]))
     V = int(rng.integers(max(m + 1, 6), 13))
     top = rng.choice(V, size=m, replace=False)
     c = 1.5 * rng.normal()
     logits = c - 800.0 - rng.uniform(0, 5, size=V)  # (V,)
     logits[top] = c
-    return {"logits": logits, "p": int(rng.integers(2, m)) / m}
+    return {"logits": logits, "p": int(rng.integers(2, m - 1)) / m}
 
 
 def fresh_kv(rng):
