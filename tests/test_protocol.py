@@ -147,6 +147,10 @@ def test_a_cell_that_does_not_set_its_outputs_is_told_so(monkeypatch):
     ([{"output_type": "error", "ename": "_Leave", "evalue": ""}], "_Leave was raised and ended the check, as no"),
     ([{"output_type": "error", "ename": "ValueError", "evalue": ""}], "did your code redefine display"),
     ([{"output_type": "error", "ename": "KeyboardInterrupt", "evalue": ""}], "did your code redefine display"),
+    # the probe's own closing error with no report: the probe ran to its end, and its report was taken away (attacks8's
+    # e05 cleared every cell's outputs after it ran); no BaseException of the student's
+    ([{"output_type": "error", "ename": protocol.SEALED, "evalue": ""}], "what it displayed is gone from the cell's "
+                                                                          "outputs: did your code clear them"),
 ])
 def test_no_report_scores_zero(outputs, words):
     cases = SELF_ATTENTION.cases(np.random.default_rng(0))

@@ -535,9 +535,12 @@ def probe_source(probe: Probe, cases: list, cell_source: str = "", swap: dict = 
         + _KERNEL_SIDE.replace("%(mime)s", MIME).replace("%(count)d", str(TRACE_COUNT))
         .replace("%(bytes)d", str(TRACE_BYTES)).replace("%(size)d", str(TRACE_SIZE)).replace("%(own)d", str(TRACE_OWN))
         + f"__course_probe(__import__('json').loads({json.dumps(json.dumps(request))}))\n"
-        + "raise type('SealedProbe', (RuntimeError,), {'_render_traceback_': lambda self: [str(self)]})(\n"
+        + f"raise type('{SEALED}', (RuntimeError,), {{'_render_traceback_': lambda self: [str(self)]}})(\n"
         + "    'sealed probe: awaiting the grader\\'s verdict')\n"
     )
+
+
+SEALED = "SealedProbe"  # the error a probe's cell ends with, once its report is displayed
 
 
 def kernel_source(name, function, *needs):
@@ -936,6 +939,9 @@ def _results(cases, outputs):
             return None, stopped[0].replace("this cell", "its check")
         if any("Timeout" in str(o.get("ename", "")) for o in errors):
             return None, "it did not finish within the time limit"
+        if any(o.get("ename") == SEALED for o in errors):  # the probe ran to its end, and its report was taken away
+            return None, ("the probe could not report: what it displayed is gone from the cell's outputs: did your "
+                          "code clear them or replace display (clear_output, a hook run after each cell)?")
         escaped = [o["ename"] for o in errors if _escapes_except_exception(o.get("ename"))]
         if escaped == ["SystemExit"] * len(escaped) and escaped:
             return None, "the probe could not report: exit() or sys.exit() in your code ended the check; return instead"
