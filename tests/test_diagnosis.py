@@ -296,8 +296,8 @@ STEPPED = {
         "boolean_masks_def": [("mask = np.arange(num_keys) < np.asarray(valid_lens)[:, None, None]",
                                "mask = np.arange(1, num_keys + 1) < np.asarray(valid_lens)[:, None, None]")]},
         # (the result is the right one for an input off by one, on every input: said before any step)
-        step="On every input it gives what the right code gives for valid_lens - 1 (each entry one less): is "
-             "something counted from 1 where 0 is due"),
+        because="On every input it gives what the right code gives for valid_lens - 1 (each entry one less): is "
+                "something counted from 1 where 0 is due"),
     "causal_mask: the last query aligned with the last key (FlashAttention's bottom-right causal mask)": W(
         A05, "test_boolean_masks", {"boolean_masks_def": [
             ("np.tril(np.ones((num_queries, num_keys), dtype=bool))",

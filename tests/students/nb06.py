@@ -135,10 +135,14 @@ STUDENTS = {
         A06, _06(test_pca=0),
         edits={"pca_def": [("Xc = X - np.mean(X, axis=0)", "Xc = X")]},
         diagnoses={"test_pca": "PCA without centring"}),
-    "scaled_by_embed_dim": Student(
-        A06, _06(test_self_attention=0),
-        edits={"self_attention_class": [("/ np.sqrt(d)", "/ np.sqrt(D)")]},
-        diagnoses={"test_self_attention": "scaled by sqrt(embed_dim), not sqrt(head_dim)"}),
+    # (and a lookup that draws its own table: seed004's lookup drops unknown words too, which the fresh texts show first)
+    "scaled_by_embed_dim_new_table": Student(
+        A06, _06(test_self_attention=0, test_text_to_word_embeddings=0),
+        edits={"self_attention_class": [("/ np.sqrt(d)", "/ np.sqrt(D)")],
+               "embeddings_def": [("embedding_matrix[token_ids][np.newaxis]",
+                                   "np.random.standard_normal(embedding_matrix.shape)[token_ids][np.newaxis]")]},
+        diagnoses={"test_self_attention": "scaled by sqrt(embed_dim), not sqrt(head_dim)",
+                   "test_text_to_word_embeddings": "a new random embedding table on every call"}),
 }
 
 def _raw_signs_follow_the_convention():
