@@ -242,7 +242,9 @@ def said_for(text, operations, unfilled=True):
     if UNFILLED in needs:
         return text if unfilled else text.shown
     if isinstance(text, Finding) and operations is not None and not any(n in operations for n in needs):
-        return Weak.of(text.shown, needs)
+        # (a mask's fact in a part with no mask says less than it seems: weight where the right softmax, saturated,
+        # gives none. Other facts, such as scores scaled by a factor, say as much without their cause.)
+        return Weak.of(text.shown, needs) if "mask" in needs else text.shown
     return text
 
 

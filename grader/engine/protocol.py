@@ -1828,9 +1828,10 @@ _MATMUL_MISMATCH = r"mismatch in its core dimension \d+, with gufunc signature [
 
 def _fixed_size_tie(bad):
     """(case, why, words) when every wrong case that raised raised a shape error (a matrix product or entry-by-entry
-    arrays that do not fit) in which one size is the same number on every such case and no size of its inputs, while
-    the other is one: "4, the same on every input and no size of its arguments: is a number fixed in the code, or a variable
-    left from the notebook's example?" None otherwise."""
+    arrays that do not fit), and on those where one of its sizes is no size of the inputs while the other is one, that
+    size is one number: "4 is the same on every input and no size of the arguments: is a number fixed in the code, or
+    a variable left from the notebook's example?" None otherwise (a case where an input has that size by chance says
+    nothing either way)."""
     from . import diagnose
     found = []
     for case, value, why in bad:
@@ -1848,9 +1849,11 @@ def _fixed_size_tie(bad):
                f"two arrays of shapes ({b[1]}) and ({b[2]}) were combined entry by entry, and do not fit")
         sizes = diagnose._sizes(case.inputs)
         alien = {x for pair in pairs for x in pair if x not in sizes}
-        if len(alien) != 1 or not any(len(set(pair) & sizes) == 1 for pair in pairs):
+        if len(alien) > 1:
             return None
-        found.append((case, why, alien.pop(), met))
+        if alien and any(len(set(pair) & sizes) == 1 for pair in pairs):
+            found.append((case, why, alien.pop(), met))
+        # (no such size here: an input that has that size too, by chance, says nothing either way)
     if not found or len({n for _, _, n, _ in found}) != 1:
         return None
     case, why, n, met = found[0]

@@ -960,8 +960,10 @@ def _read_in_memory_order(a, step, want):
         return None  # the transpose, which _forms already reads as the step
     if not bool(course().same(a.reshape(want.shape), want)):
         return None
-    return (f"the right {step.name.removeprefix('the ')}, of shape {want.shape}, reshaped straight to {a.shape}: a "
-            "reshape keeps the entries in their order, so axes that change places must be moved first "
+    said = f"the right {step.name.removeprefix('the ')}, of shape {want.shape}, reshaped straight to {a.shape}"
+    if sorted(a.shape) != sorted(want.shape):  # no axes moved: the reshape's sizes are not the ones due
+        return f"{said}: take each size the reshape asks for from the arguments' shapes"
+    return (f"{said}: a reshape keeps the entries in their order, so axes that change places must be moved first "
             "(np.transpose), then reshaped")
 
 
