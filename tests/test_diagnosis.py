@@ -305,6 +305,10 @@ STEPPED = {
         step="right but the causal mask"),
     "adam_step: v corrected with beta1": W(A09, "test_adam_step", {"adam_step_def": [
         ("v_hat = new_v / (1 - beta2 ** t)", "v_hat = new_v / (1 - beta1 ** t)")]}, step="but not the bias-corrected v_hat"),
+    # One term counted with another size: off by the difference of two inputs on every case (24 = 3 x 8 on the book's)
+    "block_parameters: b1 counted with D numbers": W(A08, "test_block_parameters", {"counts_def": [
+        ("D * D_ff + D_ff + D_ff * D + D", "D * D_ff + D + D_ff * D + D")]},
+        because="the input D where the input D_ff is due?"),
     "block_parameters: the MLP's biases left out": W(A08, "test_block_parameters", {"counts_def": [
         ("feed_forward = D * D_ff + D_ff + D_ff * D + D", "feed_forward = D * D_ff + D_ff * D")]},
         step="minus the MLP's biases"),

@@ -1387,6 +1387,21 @@ def test_a_size_in_a_shape_error_that_no_argument_has_is_said_fixed():
     assert protocol._fixed_size_tie([(case(6, 5), None, error.format(3, 6))]) is None  # both the arguments' sizes
 
 
+def test_a_count_off_by_the_difference_of_two_sizes_is_said_so():
+    """A bias of D numbers counted where it has D_ff: 24 below, 24 = 32 - 8. With no multiple of one size, the one
+    difference of two named sizes is said; where a multiple fits this case by chance (24 = 3 x 8), the verdict keeps
+    the tie every wrong case has (tests/test_diagnosis.py, "b1 counted with D numbers")."""
+    from grader.engine import diagnose
+    words, tie, every = diagnose.count_tie(-24, {"D": 8, "H": 2, "D_ff": 32})
+    assert tie == (3, "the input D") and ("-", "the input D_ff", "the input D") in every
+    words, tie, _ = diagnose.count_tie(-26, {"D": 6, "H": 4, "D_ff": 32})
+    assert tie == ("-", "the input D_ff", "the input D") and words == (
+        " (26 = 32 - 6, and 32 is the input D_ff, 6 the input D: one term counted with the input D where the input "
+        "D_ff is due?)"), words
+    words, tie, _ = diagnose.count_tie(26, {"D": 6, "H": 4, "D_ff": 32})  # above: the other way round
+    assert "counted with the input D_ff where the input D is due?" in words
+
+
 def test_max_of_nothing_is_said_as_something_empty_with_no_question_of_sizes():
     """Python's max() of an empty dict (learn_merges with no stop when no pair is left): said as something empty to
     check for first, as the error the kernel reports; an Empty, so that the verdict asks nothing about sizes."""

@@ -625,18 +625,33 @@ def offset(g, w):
 def count_tie(d, inputs):
     """(" (640 = 2 x 320, and 320 is the input D)", (2, "the input D"), every fit) for a count off by d, when a
     size named in one place fits with a multiple up to 16 smaller than any other's (16 = 2 x 8 = 8 x 2 where D is 8
-    and H is 2: the smallest, a fact either way); else ("", None, every fit). Every fit: each (multiple, place).
-    The protocol keeps the words only when every other wrong case is off by that multiple of that place too
-    (`_without_chance_ties`)."""
-    fits = sorted((abs(d) // n, n) for n in _sizes(inputs) if n > 1 and abs(d) % n == 0 and abs(d) // n <= 16
-                  and size_words(n, inputs) != f"{n} is a size of this input")
-    every = {(k, size_words(n, inputs).split(" is ", 1)[1]) for k, n in fits}
-    if not fits or (len(fits) > 1 and fits[0][0] == fits[1][0]):
-        return "", None, every
-    k, n = fits[0]
-    said = size_words(n, inputs)
-    words = f" ({abs(d)} = {k} x {n}, and {said})" if k > 1 else f" ({said})"
-    return words, (k, said.split(" is ", 1)[1]), every
+    and H is 2: the smallest, a fact either way); failing any multiple, the one difference of two named sizes that
+    d is (24 = 32 - 8: D where D_ff is due, in one term); else ("", None, every fit). Every fit: {tie: its words},
+    each (multiple, place) and ("-", place due, place used). The protocol keeps the words only when every other
+    wrong case has that tie too, else another tie this case has that every other has (`_without_chance_ties`)."""
+    named = [n for n in _sizes(inputs) if n > 1 and size_words(n, inputs) != f"{n} is a size of this input"]
+    fits = sorted((abs(d) // n, n) for n in named if abs(d) % n == 0 and abs(d) // n <= 16)
+    every = {}  # {tie: its words}
+    for k, n in fits:
+        said = size_words(n, inputs)
+        every[(k, said.split(" is ", 1)[1])] = f" ({abs(d)} = {k} x {n}, and {said})" if k > 1 else f" ({said})"
+    # One size used where another is due, in one term: off by their difference (a bias of D counted for one of D_ff)
+    for big in named:
+        for small in named:
+            if big - small == abs(d):
+                due, used = (big, small) if d < 0 else (small, big)
+                place = {n: size_words(n, inputs).split(" is ", 1)[1] for n in (big, small)}
+                every[("-", place[due], place[used])] = (
+                    f" ({abs(d)} = {big} - {small}, and {due} is {place[due]}, {used} {place[used]}: one term "
+                    f"counted with {place[used]} where {place[due]} is due?)")
+    if fits and (len(fits) == 1 or fits[0][0] != fits[1][0]):
+        k, n = fits[0]
+        tie = (k, size_words(n, inputs).split(" is ", 1)[1])
+        return every[tie], tie, every
+    differences = [t for t in every if t[0] == "-"]
+    if not fits and len(differences) == 1:
+        return every[differences[0]], differences[0], every
+    return "", None, every
 
 
 def _factor_per_slice(g, w, axes):

@@ -1749,12 +1749,13 @@ def _without_chance_ties(probe, case, value, text, bad):
     same multiple (see _steady_factor). A count off by a multiple of a size ("192 = 6 x 32, and 32 is the input
     D_ff") keeps it only when every other wrong count is off by that multiple of that input."""
     from . import diagnose
-    counted, tie, _ = _count_tie(probe, case, value)
+    counted, tie, every = _count_tie(probe, case, value)
     if tie and counted in text:  # a count off by k x a size: only when every other wrong count is, by that size
-        if any(other is not case and got is not None and tie not in _count_tie(probe, other, got)[2]
-               for other, got, _ in bad):
-            return text.replace(counted, "")
-        return text
+        others = [_count_tie(probe, other, got)[2] for other, got, _ in bad if other is not case and got is not None]
+        held = [t for t in [tie] + [t for t in every if t != tie] if all(t in fits for fits in others)]
+        # (the tie said first, else the one other tie of this case that every other wrong case has too: 24 is 3 x D
+        # on the book's case, D_ff - D on all)
+        return text if held and held[0] == tie else text.replace(counted, every[held[0]] if len(held) == 1 else "")
     c = _result_factor(probe, case, value)
     words = diagnose._factor_words(c, case.inputs) if c is not None else ""
     ties = diagnose.size_ties(words)
@@ -1780,14 +1781,14 @@ _COUNT_SAID = re.compile(r": (?:it is|every entry is) \d+ (?:above|below) the ri
 
 
 def _count_tie(probe, case, value):
-    """diagnose.count_tie of a result of whole numbers off by one whole number (a count), else ("", None, set())."""
+    """diagnose.count_tie of a result of whole numbers off by one whole number (a count), else ("", None, {})."""
     from . import diagnose
     try:
         g, w = np.asarray(value, dtype=float), np.asarray(probe.reference(case.inputs), dtype=float)
     except (TypeError, ValueError):
-        return "", None, set()
+        return "", None, {}
     d = diagnose.offset(g, w)
-    return ("", None, set()) if d is None else diagnose.count_tie(d, case.inputs)
+    return ("", None, {}) if d is None else diagnose.count_tie(d, case.inputs)
 
 
 def _one_sided(probe, cases, got, reasons):
