@@ -1365,6 +1365,9 @@ def test_sizes_that_clash_in_a_broadcast_are_named_where_the_inputs_have_them():
     assert protocol._broadcast_tie(bad[:1]) is None  # 2 is x.shape[0] and the input num_heads
     other = protocol.Case("fresh", {"x": np.zeros((4, 6, 5)), "num_heads": 3})
     assert protocol._broadcast_tie(bad + [(other, None, error.format("4,5", "12,6,6"))]) is None
+    # column sums made a column where a row is due: a transpose fits, and the question of one is said (round 9's q02)
+    sums = protocol.Case("fresh", {"data_in": np.zeros((3, 2))})
+    assert protocol._broadcast_tie([(sums, None, error.format("3,2", "2,1"))]) is None
 
 
 def test_a_size_in_a_shape_error_that_no_argument_has_is_said_fixed():

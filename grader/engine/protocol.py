@@ -1888,6 +1888,12 @@ def _broadcast_tie(bad):
     if any(x == y for x, y in pairs):
         return None
     found = re.search(_NOT_BROADCAST, why)
+    a, b = ([int(n) for n in shape.split(",") if n] for shape in (found[1], found[2]))
+
+    def fit(x, y):
+        return all(p == q or 1 in (p, q) for p, q in zip(x[::-1], y[::-1]))
+    if (len(a) >= 2 and fit(a[:-2] + a[:-3:-1], b)) or (len(b) >= 2 and fit(a, b[:-2] + b[:-3:-1])):
+        return None  # one of them transposed fits: numpy's words and their question say it (a row due, a column made)
     sizes = [(diagnose.size_words(int(x), case.inputs), diagnose.size_words(int(y), case.inputs)) for x, y in zip(
         [n for n in found[1].split(",") if n][::-1], [n for n in found[2].split(",") if n][::-1]) if x != y and "1" not in (x, y)]
     words = diagnose.listing(sorted({w for pair in sizes for w in pair}))
