@@ -1824,7 +1824,8 @@ _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
 _NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
 
 
-_MATMUL_MISMATCH = r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*\(size (\d+) is different from (\d+)\)"
+_MATMUL_MISMATCH = (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*"
+                    r"\(size (\d+) is different from (\d+)\)")
 
 
 def _fixed_size_tie(bad):
@@ -1894,11 +1895,10 @@ def _broadcast_tie(bad):
         return all(p == q or 1 in (p, q) for p, q in zip(x[::-1], y[::-1]))
     if (len(a) >= 2 and fit(a[:-2] + a[:-3:-1], b)) or (len(b) >= 2 and fit(a, b[:-2] + b[:-3:-1])):
         return None  # one of them transposed fits: numpy's words and their question say it (a row due, a column made)
-    sizes = [(diagnose.size_words(int(x), case.inputs), diagnose.size_words(int(y), case.inputs)) for x, y in zip(
-        [n for n in found[1].split(",") if n][::-1], [n for n in found[2].split(",") if n][::-1]) if x != y and "1" not in (x, y)]
-    words = diagnose.listing(sorted({w for pair in sizes for w in pair}))
-    return case, why, (f"two arrays of shapes ({found[1]}) and ({found[2]}) were combined entry by entry, and their sizes "
-                       f"clash where {words}: is a size taken from another axis (or input) than the one due?")
+    clashing = {n for x, y in zip(a[::-1], b[::-1]) if x != y and 1 not in (x, y) for n in (x, y)}
+    words = diagnose.listing(sorted(diagnose.size_words(n, case.inputs) for n in clashing))
+    return case, why, (f"two arrays of shapes ({found[1]}) and ({found[2]}) were combined entry by entry, and their "
+                       f"sizes clash where {words}: is a size taken from another axis (or input) than the one due?")
 
 
 def _index_tie(why, case, bad):

@@ -452,8 +452,9 @@ def _source_of_wrong_results(steps, right):
     i = fits[0]
     deps = [steps[d].name for d in _deps(steps, i)]
     names = [_the(steps[k].name) for k in results if k in wrong]
-    said = (f"Your {diagnose.listing(deps)} {_are(deps)} right, and so are all the results but {diagnose.listing(names)}"
-            if deps else f"All your results are right but {diagnose.listing(names)}")
+    but = diagnose.listing(names)
+    said = (f"Your {diagnose.listing(deps)} {_are(deps)} right, and so are all the results but {but}"
+            if deps else f"All your results are right but {but}")
     if not below[i]:  # the one wrong result, computed from right steps
         return f"{said} ({steps[i].formula}): no array of yours equals it."
     return (f"{said}, the ones computed from {_the(steps[i].name)} ({steps[i].formula}): no array of yours "

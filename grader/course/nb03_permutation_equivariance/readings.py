@@ -292,7 +292,8 @@ def _other_base(got, wrong, D):
             return None  # another phase too: the rows say more than a base
         bases.add(math.exp(-math.log(w) * D / (2 * (d // 2))))  # w = 1/B**(2i/D)
     B = min(bases)
-    if len({d // 2 for d in wrong}) < 2 or max(bases) - B > 1e-6 * B or abs(B - round(B)) > 1e-6 * B or round(B) in (1, 10000):
+    if len({d // 2 for d in wrong}) < 2 or max(bases) - B > 1e-6 * B or abs(B - round(B)) > 1e-6 * B \
+            or round(B) in (1, 10000):
         return None
     return round(B)
 

@@ -121,7 +121,8 @@ def _judge_training(i, report):
     """(share, what to say) for the probe's report of the training: the last step must be one the grader can
     account for (a right step of training, or a mistake train_step's part names: the student's own training,
     right or not), then the trained model is judged by its accuracy (reference.judge_trained)."""
-    if not isinstance(report, list) or len(report) != 8 or not all(isinstance(r, list) for r in report[:4] + report[6:]):
+    if not isinstance(report, list) or len(report) != 8 or \
+            not all(isinstance(r, list) for r in report[:4] + report[6:]):
         return 0.0, "the probe's report of the training is malformed"
     trained, before_params, before_m, before_v, before_t, steps_done, first_params, watched = report
     why = ref.unusable(trained)
