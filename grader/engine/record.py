@@ -36,6 +36,39 @@ def _start(course, env):
     except OSError:
         pass
     warnings.filterwarnings("ignore", message=AUTOFLUSH_NOTE)
+    keep_gradebook_engines()
+
+
+def keep_gradebook_engines():
+    """In this process, each gradebook's SQLAlchemy engine is made once, and nbgrader's Gradebook reuses it.
+
+    nbgrader opens the gradebook (nbgrader.api.Gradebook) about eight times a notebook it records, and each
+    opening makes a new engine: a new connection, the tables listed and made if missing, the course looked up,
+    and an empty cache of compiled statements, so that every query is compiled anew (about 3 ms an opening, and
+    most of each query's cost). Here the first opening of a database does all that; the later ones open a
+    session on its engine, and closing one ends that session only (its connection goes back to the engine's
+    pool, its transaction rolled back, as Gradebook.close does). Every read and write is the same; a recording
+    process records one course."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy.orm import scoped_session, sessionmaker
+    if getattr(Gradebook, "_engines", None) is not None:
+        return
+    first_open, engines = Gradebook.__init__, {}
+
+    def __init__(self, db_url, course_id="default_course", authenticator=None):
+        if db_url not in engines:
+            first_open(self, db_url, course_id, authenticator)
+            engines[db_url] = self.engine
+            return
+        self.engine = engines[db_url]
+        self.db = scoped_session(sessionmaker(autoflush=True, bind=self.engine, future=True))  # as nbgrader's
+        self.check_course(course_id=course_id)
+        self.course_id, self.authenticator = course_id, authenticator
+
+    def close(self):
+        self.db.remove()
+
+    Gradebook.__init__, Gradebook.close, Gradebook._engines = __init__, close, engines
 
 
 def run_app(app_class, argv, log):
