@@ -49,6 +49,11 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadataQuickly,  # nbgrader's CheckCellMetadata, its schema compiled once
 ]
+# nbconvert checks a notebook against nbformat's schema after each preprocessor: ten checks a notebook in
+# autograde's last pass alone. One check after a pass's last preprocessor still refuses a notebook that leaves
+# it invalid (its log then names that last preprocessor, not the one that broke it).
+c.Exporter.optimistic_validation = True
+
 # A kernel nbgrader starts without the sandbox (`nbgrader validate`, --unsandboxed) talks over local
 # sockets (ipc), as the sandboxed ones do, not TCP on localhost, where ipykernel warns that the
 # connection is unencrypted. jupyter_client removes the socket files when the kernel shuts down.
