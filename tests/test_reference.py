@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from grader.course.nb01_self_attention import reference as ref01
+from grader.course.nb03_permutation_equivariance import reference as ref03
 from grader.course.nb04_multihead_attention import cases as cases04, reference as ref04
 from grader.course.nb05_batched_masked_attention import reference as ref05
 from grader.course.nb07_attention_backprop import cases as cases07, reference as ref07
@@ -411,3 +412,42 @@ def test_decode_steps_from_a_cache_are_the_full_forward_pass_and_the_probe_reads
     assert np.allclose(from_tokens, full, rtol=0, atol=1e-10 * np.abs(full).max())
     sent = PROBES["test_decode_step"].reference(fresh)[0]
     assert sent.shape == full.shape and not np.allclose(sent, full, rtol=0, atol=1e-6 * np.abs(full).max())
+
+
+def _same_columns_pair_by_pair(f, X, tolerance=1e-4):
+    """Seed 003's check as its notebook writes it: np.allclose on every pair of columns."""
+    def same_set(A, B):
+        if A.shape != B.shape:
+            return False
+        close = np.array([[np.allclose(a, b, atol=tolerance) for b in B.T] for a in A.T])
+        return bool(close.any(axis=1).all() and close.any(axis=0).all())
+    outputs = [f(X @ P) for P in ref03.permutation_matrices(X.shape[1])]
+    return all(same_set(outputs[0], B) for B in outputs[1:])
+
+
+def test_the_same_columns_check_decides_as_np_allclose_on_every_pair_of_columns():
+    """The reference compares every pair of columns at once (03's probes ask it often); it must decide as the
+    seed's pair-by-pair np.allclose does, at the tolerance's edge too, and with nan and inf."""
+    rng = np.random.default_rng(3)
+    decided = set()
+    for trial in range(300):
+        D, N = int(rng.integers(1, 5)), int(rng.integers(2, 5))
+        X = rng.normal(size=(D, N))
+        first = rng.normal(size=(D, N))
+        given = {}  # f's output for each X P: the first output's columns reordered, each entry moved to about
+        # np.allclose's limit (atol + rtol |b|), just inside or just outside it
+        for P in ref03.permutation_matrices(N):
+            out = first[:, rng.permutation(N)]
+            out = out + (1e-4 + 1e-5 * np.abs(out)) * rng.choice([0.999, 1.001], size=out.shape) \
+                * rng.choice([-1, 1], size=out.shape) * (rng.random(out.shape) < 0.3)
+            if trial % 10 == 0:
+                out[0, 0] = [np.nan, np.inf, -np.inf][trial // 10 % 3]
+            given[(X @ P).tobytes()] = out
+        given[X.tobytes()] = first  # (X @ identity is X)
+
+        def f(Y, given=given):
+            return given[Y.tobytes()]
+        want = _same_columns_pair_by_pair(f, X)
+        assert ref03.same_columns_for_every_permutation(f, X) == want, trial
+        decided.add(want)
+    assert decided == {True, False}
