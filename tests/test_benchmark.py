@@ -238,6 +238,26 @@ def test_the_verdicts_benchmark_marks_the_graded_course_again_as_grading_marked_
     assert "no executed/ and autograded/" in capsys.readouterr().err
 
 
+def test_the_recording_benchmark_grades_a_copy_again_with_no_students_kernel(runs, tmp_path, capsys, monkeypatch):
+    """benchmarks/recording.py grades a copy of the parallel run's course again: every notebook is found already
+    run, so no student's kernel runs (a judgement kernel may), and the copy's gradebook holds the same scores."""
+    from benchmarks.cpu_by_process import KERNELS, RECORDING
+    from benchmarks.recording import main as recording
+    from grader.engine import report
+    fast, _ = runs
+    monkeypatch.setenv(SEED_VARIABLE, "20261123")
+    assert recording([str(fast.course), str(fast.course.parent / "submissions"), "--timeout", str(TIMEOUT),
+                      "--rounds", "1", "--out", str(tmp_path)]) is None
+    printed = capsys.readouterr().out
+    recorded = len(list(fast.course.glob("autograded/*/*/*.ipynb")))
+    assert printed.startswith(f"round 1: {recorded} notebooks recorded again in ") and recorded >= 4
+    assert RECORDING in printed and KERNELS not in printed, printed
+    assert scores(report.collect(tmp_path / "round1")) == scores(fast.rows)
+    with pytest.raises(SystemExit):
+        recording([str(tmp_path / "nothing"), str(tmp_path)])
+    assert "no executed/ or gradebook.db" in capsys.readouterr().err
+
+
 def test_the_transforms_benchmark_times_every_notebook_the_kernels_ran(runs, tmp_path, capsys):
     """benchmarks/transforms.py times IPython's reading of every executed notebook's cells, probes included,
     as IPython has it and with the forked kernels' shortcut; a folder without notebooks is said so."""
