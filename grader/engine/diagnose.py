@@ -9,6 +9,7 @@ never as an accusation. Nothing here prints a matrix or an input.
 """
 import itertools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -797,6 +798,9 @@ def _entrywise_product(g, w, inputs):
 
 # ---------------------------------------------------------------- errors
 
+NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"  # numpy's words, two shapes
+
+
 _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match)
     (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*\(size (\d+) is different from (\d+)\)",
      lambda m: f"a matrix product A @ B met an A with {m[2]} columns and a B with {m[1]} rows (they must be "
@@ -804,9 +808,9 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
     (r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned",
      lambda m: f"np.dot met shapes ({m[1]}) and ({m[2]}), which do not multiply: check which side each matrix "
                "multiplies from, and whether one needs a .T"),
-    (r"could not be broadcast together with shapes (\([\d,]*\)) (\([\d,]*\))",
-     lambda m: f"two arrays of shapes {m[1]} and {m[2]} were combined entry by entry (+, -, *, /, np.where), "
-               f"but those shapes do not fit together{_misfit(m[1], m[2])}"),
+    (NOT_BROADCAST,
+     lambda m: f"two arrays of shapes ({m[1]}) and ({m[2]}) were combined entry by entry (+, -, *, /, np.where), "
+               f"but those shapes do not fit together{_misfit(broadcast_clash(m[0]))}"),
     (r"cannot reshape array of size (\d+) into shape (\([\d, ]*\))",
      lambda m: f"a reshape asked for shape {m[2]}, which does not hold the array's {m[1]} entries: are the "
                "sizes taken from the arguments' shapes (D // H, not a fixed number)?"),
@@ -857,17 +861,44 @@ _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match
 ]
 
 
-def _misfit(first, second):
+class Clash(NamedTuple):
+    """Two shapes numpy could not broadcast together (broadcast_clash): as tuples, and as numpy wrote them."""
+    first: tuple
+    second: tuple
+    shown: tuple  # ("2,3", "3,2")
+
+    @property
+    def sizes(self):
+        """The pairs of sizes that clash, axes aligned from the last as broadcasting aligns them."""
+        return sorted({(x, y) for x, y in zip(self.first[::-1], self.second[::-1]) if x != y and 1 not in (x, y)})
+
+    @property
+    def transposed(self):
+        """Whether one of them, its last two axes swapped, broadcasts with the other (a row made where a column is
+        due): numpy's own words then say more than the sizes' places."""
+        def fit(x, y):
+            return all(p == q or 1 in (p, q) for p, q in zip(x[::-1], y[::-1]))
+        a, b = self.first, self.second
+        return (len(a) >= 2 and fit(a[:-2] + a[:-3:-1], b)) or (len(b) >= 2 and fit(a, b[:-2] + b[:-3:-1]))
+
+
+def broadcast_clash(why):
+    """The Clash in numpy's "operands could not be broadcast together with shapes (2,3) (3,2)", or None."""
+    import re
+    found = re.search(NOT_BROADCAST, why or "")
+    if not found:
+        return None
+    first, second = (tuple(int(n) for n in shape.split(",") if n) for shape in found.groups())
+    return Clash(first, second, found.groups())
+
+
+def _misfit(clash):
     """What two shapes that do not broadcast suggest. The same number of axes, differing on one axis only, where
     one size is a whole multiple of the other (2 and 10) and no transpose makes them fit: something folded into that
     axis on one side only (heads into the batch), not an axis missing. Else the usual two causes."""
-    a, b = (tuple(int(n) for n in shape.strip("()").split(",") if n.strip()) for shape in (first, second))
+    a, b = clash.first, clash.second
     misfits = [i for i, (x, y) in enumerate(zip(a, b)) if x != y and 1 not in (x, y)]
-
-    def fit(x, y):
-        return all(p == q or 1 in (p, q) for p, q in zip(x, y))
-    transposed = len(a) >= 2 and (fit(a[:-2] + a[:-3:-1], b) or fit(a, b[:-2] + b[:-3:-1]))
-    if len(a) == len(b) and len(misfits) == 1 and not transposed:
+    if len(a) == len(b) and len(misfits) == 1 and not clash.transposed:
         i = misfits[0]
         small, large = sorted((a[i], b[i]))
         if large % small == 0:

@@ -876,8 +876,8 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
     traces_r = [[] for _ in cases]
     right_with_reference = all(why is None for why in reasons_r)
     if wrong_helpers:
-        names = _listing([name for name, _ in wrong_helpers])
-        parts = _listing([part for _, part in wrong_helpers])
+        names = listing([name for name, _ in wrong_helpers])
+        parts = listing([part for _, part in wrong_helpers])
         v = _marked(probe, cases, got_r, reasons_r, changed_r, points, traces_r)
         if right_with_reference and v.score >= points:
             return Verdict(points, points, f"{what}: right once your {names} is fixed (see {parts}): marked "
@@ -887,7 +887,7 @@ def _verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: d
                                                     f"which {parts} marks on its own.)", v.mistake, v.finding)
     v = _marked(probe, cases, got, reasons, changed, points, traces)
     if right_with_reference and probe.uses:
-        names = _listing(list(probe.uses))
+        names = listing(list(probe.uses))
         yours = f"your {names} passes its own test, yet goes" if len(probe.uses) == 1 else \
             "one of yours passes its own test, yet goes"
         return Verdict(v.score, points, f"{what}: wrong as your notebook runs it, but right with the course's "
@@ -987,9 +987,6 @@ def listing(words):
     here to the course's readings, which import the engine's protocol alone (tests/test_layout.py)."""
     from . import diagnose
     return diagnose.listing(words)
-
-
-_listing = listing
 
 
 # Tracebacks of the diagnoses that raised since the caller last took them (taken_errors): the recording process
@@ -1236,7 +1233,7 @@ def _other_result_finding(probe, cases, got, reasons):
         said.append(f"its result {name(i)} is the right result {name(others[0])}")
     if not said:
         return None
-    return f"{_listing(said)[0].upper()}{_listing(said)[1:]} on every input where the two differ"
+    return f"{listing(said)[0].upper()}{listing(said)[1:]} on every input where the two differ"
 
 
 ARGUMENT_BUDGET = 0.3  # CPU seconds of reference calls _argument_finding may spend on one part (a wrong part)
@@ -1821,7 +1818,6 @@ def _one_sided(probe, cases, got, reasons):
 
 
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
-_NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
 
 
 _MATMUL_MISMATCH = (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*"
@@ -1841,14 +1837,13 @@ def _fixed_size_tie(bad):
             continue  # (a wrong result where no error was raised: the error's sizes are read where it was)
         m = re.search(_MATMUL_MISMATCH, why or "")
         pairs = [(int(m[1]), int(m[2]))] if m else []
-        b = re.search(_NOT_BROADCAST, why or "")
+        b = diagnose.broadcast_clash(why)
         if b:
-            a, c = ([int(n) for n in shape.split(",") if n] for shape in (b[1], b[2]))
-            pairs = [(x, y) for x, y in zip(a[::-1], c[::-1]) if x != y and 1 not in (x, y)]
+            pairs = b.sizes
         if not pairs:
             return None
         met = (f"a matrix product A @ B met an A with {m[2]} columns and a B with {m[1]} rows" if m else
-               f"two arrays of shapes ({b[1]}) and ({b[2]}) were combined entry by entry, and do not fit")
+               f"two arrays of shapes ({b.shown[0]}) and ({b.shown[1]}) were combined entry by entry, and do not fit")
         sizes = diagnose._sizes(case.inputs)
         alien = {x for pair in pairs for x in pair if x not in sizes}
         if len(alien) > 1:
@@ -1872,12 +1867,10 @@ def _broadcast_tie(bad):
     from . import diagnose
 
     def places(case, why):
-        found = re.search(_NOT_BROADCAST, why or "")
-        if not found:
+        clash = diagnose.broadcast_clash(why)
+        if not clash:
             return None
-        a, b = ([int(n) for n in shape.split(",") if n] for shape in (found[1], found[2]))
-        clashes = sorted({(x, y) for x, y in zip(a[::-1], b[::-1]) if x != y and 1 not in (x, y)})
-        said = [(diagnose.size_words(x, case.inputs), diagnose.size_words(y, case.inputs)) for x, y in clashes]
+        said = [(diagnose.size_words(x, case.inputs), diagnose.size_words(y, case.inputs)) for x, y in clash.sizes]
         if not said or any("a size of this input" in w for pair in said for w in pair):
             return ()  # a clash whose sizes are not named in one place: no evidence of where they come from
         return tuple(sorted({(w.split(" is ", 1)[1], v.split(" is ", 1)[1]) for w, v in said}))
@@ -1888,16 +1881,13 @@ def _broadcast_tie(bad):
     case, why, pairs = named[0]
     if any(x == y for x, y in pairs):
         return None
-    found = re.search(_NOT_BROADCAST, why)
-    a, b = ([int(n) for n in shape.split(",") if n] for shape in (found[1], found[2]))
-
-    def fit(x, y):
-        return all(p == q or 1 in (p, q) for p, q in zip(x[::-1], y[::-1]))
-    if (len(a) >= 2 and fit(a[:-2] + a[:-3:-1], b)) or (len(b) >= 2 and fit(a, b[:-2] + b[:-3:-1])):
+    clash = diagnose.broadcast_clash(why)
+    if clash.transposed:
         return None  # one of them transposed fits: numpy's words and their question say it (a row due, a column made)
-    clashing = {n for x, y in zip(a[::-1], b[::-1]) if x != y and 1 not in (x, y) for n in (x, y)}
+    clashing = {n for pair in clash.sizes for n in pair}
     words = diagnose.listing(sorted(diagnose.size_words(n, case.inputs) for n in clashing))
-    return case, why, (f"two arrays of shapes ({found[1]}) and ({found[2]}) were combined entry by entry, and their "
+    first, second = clash.shown
+    return case, why, (f"two arrays of shapes ({first}) and ({second}) were combined entry by entry, and their "
                        f"sizes clash where {words}: is a size taken from another axis (or input) than the one due?")
 
 
@@ -1965,7 +1955,7 @@ def _non_finite_names(trace):
     """ "`softmax` and `exp_values`": the student's traced arrays on a case that hold nan or inf (three at most),
     in the trace's order, which is each name's first assignment (a placeholder's), not when the nan came."""
     names = [f"`{name}`" for where, name, a in trace or () if name and not np.isfinite(a).all()]
-    return _listing(names[:3]) if names else ""
+    return listing(names[:3]) if names else ""
 
 
 def _case_finding(probe, case, value, why, unfilled=True):
