@@ -279,6 +279,12 @@ STEPPED = {
     "cross_entropy: the gradient divided by every position, not the weighted count": W(A09, "test_cross_entropy", {
         "cross_entropy_def": [("(weights / count)[..., None]  # (B, T, V)", "(weights / weights.size)[..., None]  # (B, T, V)")]},
         step="Your dlogits"),
+    # A mean over the sequences where one over the positions the weights count is due: the factor read as a count
+    # of ones over a size, on every case
+    "cross_entropy: the gradient divided by the number of sequences, not the weighted count": W(A09,
+        "test_cross_entropy", {"cross_entropy_def": [
+            ("(weights / count)[..., None]  # (B, T, V)", "(weights / len(logits))[..., None]  # (B, T, V)")]},
+        step="is the sum of weights: divided by"),
     "transpose_qkv: the result kept under another name": W(A05, "test_transpose_qkv", {"transpose_qkv_def": [
         ("X_split = X.reshape(-1, X.shape[2], X.shape[3])", "X_heads = X.reshape(-1, X.shape[2], X.shape[3])")]},
         step="holds the right result"),
@@ -582,3 +588,29 @@ def test_two_inputs_multiplied_with_star_where_their_matrix_product_is_due_are_s
                     "(`*`, which stretches one across the other), plus `beta_q`, where their matrix product (`@`) is due"), said
     assert "`@`" in diagnose.other_shape(omega * xs[0], omega @ xs[0], {"omega": omega, "x": xs[0]})
     assert "`*`" not in diagnose.other_shape(np.stack([omega * x + 1 for x in xs]), want, inputs)
+
+
+def test_a_factor_that_is_a_count_of_ones_over_a_size_is_said_as_a_mean_over_the_wrong_number():
+    """c = (the ones in a 0/1 input) / (a size), or the other way round, with no other such pair: a mean over the
+    wrong number of items. A size said by its one place comes first, and two pairs that fit say nothing."""
+    from grader.engine import diagnose
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        B, T = int(rng.integers(2, 6)), int(rng.integers(7, 12))
+        weights = (rng.random((B, T)) < 0.6).astype(float)
+        weights[0, :2] = 1  # (at least two ones)
+        S = int(weights.sum())
+        inputs = {"logits": rng.normal(size=(B, T, 13)), "weights": weights}
+        if S in (B, T, 13) or any(abs(S / B - v) < 1e-9 for v in (T, 13, T / 13, 13 / T)):
+            continue  # (the count is also a size, or its ratio another one: not this test's question)
+        words = diagnose._factor_words(S / B, inputs)
+        assert f"{S / B:.4g} = {S}/{B}, where {B} is logits.shape[0]" in words \
+            or f"{S / B:.4g} = {S}/{B}, where {B} is a size of this input" in words, words
+        assert words.endswith(f"{S} is the sum of weights: divided by {B} where {S} is due?)"), words
+        both = diagnose._factor_words(S / B, {**inputs, "mask": weights.copy()})  # two inputs with that count
+        assert both.endswith(f"{S} is the sum of weights and the sum of mask: divided by {B} where {S} is due?)")
+    inputs = {"X": np.zeros((3, 8)), "weights": np.array([1.0, 1.0, 0.0, 1.0, 1.0, 1.0])}  # 5 ones
+    assert diagnose._factor_words(8.0, inputs) == diagnose._size_factor_words(8.0, inputs) != ""  # X.shape[1]
+    assert diagnose._factor_words(5 / 3, inputs).startswith(" (1.667 = 5/3, where 3 is X.shape[0] and 5 is the sum")
+    two = {"Y": np.zeros((2, 5)), "w": np.array([1.0] * 6 + [0.0]), "v": np.array([1.0] * 15 + [0.0])}
+    assert diagnose._factor_words(3.0, two) == ""  # 6/2 and 15/5: two readings, neither said

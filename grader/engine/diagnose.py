@@ -128,10 +128,46 @@ def factor(g, w):
 def size_ties(words):
     """The places a factor's words tie it to ("the input H", "X.shape[1]", "len(params)")."""
     import re
-    return set(re.findall(r"\b\d+ is (the input \w+|\w+\.shape\[\d+\]|len\(\w+\))", words))
+    return set(re.findall(r"\b\d+ is (the input \w+|\w+\.shape\[\d+\]|len\(\w+\)|the sum of \w+)", words))
+
+
+def _count_origins(inputs):
+    """{count: ["the sum of weights"]}: the number of ones in each input of zeros and ones (weights, a mask), more
+    than one of them: a count a mean may be due over."""
+    origins = {}
+    for name, value in (inputs or {}).items():
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.dtype.kind in "biuf" and value.size > 1:
+            if np.isin(value, (0, 1)).all() and value.sum() > 1:
+                origins.setdefault(int(value.sum()), []).append(f"the sum of {name}")
+    return origins
+
+
+def _count_ratio_words(c, inputs):
+    """ "(2 = 4/2, where 2 is X.shape[0] and 4 is the sum of weights: divided by 2 where 4 is due?)" when c is one
+    count of ones over a size, or a size over one, and no other pair of them: a mean over the wrong number of
+    items (the sequences, where the positions counted by the weights are due). Else ""."""
+    counts, sizes = _count_origins(inputs), _sizes(inputs)
+    fits = {(used, due) for used in sizes | set(counts) for due in sizes | set(counts)
+            if used != due and (used in counts) != (due in counts) and abs(c - due / used) <= 1e-6 * max(1.0, c)}
+    if len(fits) != 1:
+        return ""
+    used, due = fits.pop()
+
+    def words(n):
+        return f"{n} is {listing(counts[n])}" if n in counts else size_words(n, inputs)
+    return f" ({c:.4g} = {due}/{used}, where {words(used)} and {words(due)}: divided by {used} where {due} is due?)"
 
 
 def _factor_words(c, inputs):
+    """Why a result may be c times the right one: a size or its square root, or a count of ones over a size. A size
+    said by a place it has (X.shape[0]) comes first; one only "a size of this input" gives way to a count."""
+    said = _size_factor_words(c, inputs)
+    if not said or "a size of this input" in said:
+        return _count_ratio_words(c, inputs) or said
+    return said
+
+
+def _size_factor_words(c, inputs):
     """Why a result may be c times the right one, when c is a size or its square root."""
     for size in sorted(_sizes(inputs)):
         for value, words in ((math.sqrt(size), f"sqrt({size})"), (float(size), f"{size}"),
