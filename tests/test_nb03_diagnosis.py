@@ -335,3 +335,16 @@ def test_a_generator_of_every_sequence_of_columns_is_not_asked_about_a_swap():
     assert "21 of the distinct matrices are no permutation matrix" in said and "swap" not in said, said
     two = [np.eye(2)[:, list(o)] for o in itertools.product(range(2), repeat=2)]  # each wrong one a column twice
     assert "swap" not in readings.permutation_orders({"n": 2}, _read_back(two))
+
+
+def test_being_right_only_on_a_case_drawn_to_show_one_rule_is_no_evidence_of_a_trait():
+    """Round 14's i11 kept the right tokens with the first probabilities by id: right only on 11's case of equal
+    probabilities (Case.shows), it was told the rule that case shows. Wrong only there still says so."""
+    cases = _cases(True, False, False, False)
+    cases[0].shows = "the rule that has the trait"
+    got = [np.zeros((2, 2))] * 4
+    assert protocol._trait_finding(cases, got, [None, "w", "w", "w"]) is None
+    said = protocol._trait_finding(cases, got, ["w", None, None, None])
+    assert said.startswith("it is wrong on exactly 1 of the 4 inputs, those where it has the trait")
+    cases[0].shows = ""
+    assert protocol._trait_finding(cases, got, [None, "w", "w", "w"]).startswith("it is wrong on exactly 3 of the 4")

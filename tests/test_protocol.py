@@ -1574,6 +1574,9 @@ def test_a_cell_that_relies_on_a_name_another_cell_left_is_told_so(monkeypatch):
     v = verdict(probe, cases, outputs, 2)
     assert v.score == 0 and "the cell uses query, which it does not set itself" in v.message, v.message
     assert "take sizes" not in v.message
+    # What the cell is given is named (round 14's f01 used the notebook's all_x where all_values is due): the name
+    # may be one to make in the cell, or stand where one it is given is due
+    assert "The cell is given N, D, all_queries, all_keys, all_values and softmax: use those" in v.message, v.message
 
 
 @pytest.mark.parametrize("index, tied", [("token", True), ("token + 1", False)])

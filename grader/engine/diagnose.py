@@ -588,6 +588,7 @@ def same_shape(got, want, inputs=None, names=()):
     moved = _rearranged(g, w)
     if moved:
         return moved
+    found = []  # (share of the slices wrong, axis, wrong, telling) on each axis where some are wrong and some right
     for axis in range(g.ndim):
         n = g.shape[axis]
         if n < 2:
@@ -597,20 +598,26 @@ def same_shape(got, want, inputs=None, names=()):
         # that is zero there too: it shows nothing, so it is no evidence that the others are the ones wrong.
         telling = [i for i in range(n) if i not in wrong and np.max(np.abs(w.take(i, axis)), initial=0) > course().ATOL]
         if wrong and telling:
-            right = [i for i in range(n) if i not in wrong]
-            if all(not np.any(g.take(i, axis)) for i in wrong):
-                # Zero where the right answer is not: a slice never written (a loop that skips it, an array
-                # left as np.zeros made it). The zeros are the fact; the question is the one cause that gives them.
-                return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} 0 everywhere, "
-                        f"where the right values are not, and {_numbers(right)} {'is' if len(right) == 1 else 'are'} "
-                        f"right: {'is it' if len(wrong) == 1 else 'are they'} ever written?")
-            if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
-                return Finding(f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
-                               f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
-                               f"{'is' if len(wrong) == 1 else 'are'} wrong",
-                               "a length, a mask or a loop bound that stops early?", ("loop", "mask"))
-            return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
-                    f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
+            found.append((len(wrong) / n, axis, wrong, telling))
+    # The axis on which the fewest slices are wrong says where most narrowly: a position of every feature (column 0
+    # left unwritten) before the features it is wrong in (the cosine rows, which are 1 there)
+    if found:
+        _, axis, wrong, telling = min(found, key=lambda f: f[:2])
+        n = g.shape[axis]
+        right = [i for i in range(n) if i not in wrong]
+        if all(not np.any(g.take(i, axis)) for i in wrong):
+            # Zero where the right answer is not: a slice never written (a loop that skips it, an array
+            # left as np.zeros made it). The zeros are the fact; the question is the one cause that gives them.
+            return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} 0 everywhere, "
+                    f"where the right values are not, and {_numbers(right)} {'is' if len(right) == 1 else 'are'} "
+                    f"right: {'is it' if len(wrong) == 1 else 'are they'} ever written?")
+        if wrong == list(range(wrong[0], n)) and wrong[0] > 0 and axes[axis] in POSITIONAL:
+            return Finding(f"{_named(axes[axis], right)} {'is' if len(right) == 1 else 'are'} right, "
+                           f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
+                           f"{'is' if len(wrong) == 1 else 'are'} wrong",
+                           "a length, a mask or a loop bound that stops early?", ("loop", "mask"))
+        return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
+                f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
     counted = _off_by_a_count(g, w, inputs)  # (whole numbers due: a count, where "a bias" is no cause)
     if counted:
         return counted

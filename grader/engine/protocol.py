@@ -769,10 +769,13 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
                                             "that cell.", finding="undefined")
         name = None if unread else _not_set_by_cell(probe, cases, results)
         if name:
+            given = listing([f"{n}" for n in cases[0].inputs if n not in ("seed",)] + list(probe.from_kernel))
+            # (a name from another cell may be due here, made in this cell, or stand where one it is given is due)
             return Verdict(v.score, points, f"{probe.what}: not run, because the cell uses {name}, which it does not "
                                             "set itself: its check runs the cell alone on fresh inputs, where a name "
-                                            f"left from another cell is not there. Make {name} in this cell from its "
-                                            "inputs.", finding="undefined")
+                                            f"left from another cell is not there. The cell is given {given}: use "
+                                            f"those (is one of them due where {name} is?), or make {name} in this "
+                                            "cell from them.", finding="undefined")
     return v
 
 
@@ -1428,6 +1431,9 @@ def _trait_finding(cases, got, reasons):
                     said = (f"it answers True on exactly {k} of the {n} inputs, those where {words}, and False on "
                             f"those where {other}")
                     return said + (f": {t.note}" if t.note else "")
+    if all(c.shows for c, w in zip(cases, wrong) if not w):
+        return None  # right only where a case is drawn to show one rule (Case.shows): on such inputs (probabilities of
+        # one value) other mistakes need not show, so being right there is no evidence of which rule is broken
     for t in declared:
         has = [bool(c.traits[t]) for c in cases]
         for words, other, flip in ((t.has, t.lacks, False), (t.lacks, t.has, True)):
