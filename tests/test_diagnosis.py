@@ -285,6 +285,11 @@ STEPPED = {
         "test_cross_entropy", {"cross_entropy_def": [
             ("(weights / count)[..., None]  # (B, T, V)", "(weights / len(logits))[..., None]  # (B, T, V)")]},
         step="is the sum of weights: divided by"),
+    # The student's dV, handed to the notebook's merge_heads (as its X) before the function returns, is named as the
+    # student's; A where the formula's A^T is due is said either way round (round 14's i07)
+    "mha_backward: dV without its transpose of A": W(A07, "test_mha_backward", {"mha_backward_def": [
+        ("dV = A.transpose(0, 1, 3, 2) @ d_heads", "dV = A @ d_heads")]},
+        step="your `dV` is the gradient of the values dV made with the attention weights transposed the other way"),
     "transpose_qkv: the result kept under another name": W(A05, "test_transpose_qkv", {"transpose_qkv_def": [
         ("X_split = X.reshape(-1, X.shape[2], X.shape[3])", "X_heads = X.reshape(-1, X.shape[2], X.shape[3])")]},
         step="holds the right result"),
@@ -377,7 +382,7 @@ STEPPED = {
          "@ attention_weights(X, omega_q1, omega_k1, beta_q1, beta_k1).T"),
         ("@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2)",
          "@ attention_weights(X, omega_q2, omega_k2, beta_q2, beta_k2).T")]},
-        step="made with head 1's attention weights transposed in place of head 1's attention weights"),
+        step="made with head 1's attention weights transposed the other way (a .T added, or the one its formula has"),
     # The transpose of a step is said as that, not as the step "made with" its own transpose in place of itself
     "attention_backward: dA transposed": W(A07, "test_attention_backward", {"attention_backward_def": [
         ("dA = V.T @ dX_prime", "dA = dX_prime.T @ V")]},

@@ -138,6 +138,21 @@ def test_a_helpers_right_return_does_not_make_a_step_right_that_the_student_kept
     assert "hidden is right" in _said(steps, inside, inputs, 2 * r)
 
 
+def test_an_array_seen_only_in_a_helper_is_named_with_the_helper():
+    """An array the part's function never holds under a name of its own, seen in a helper it calls (layer_norm's
+    `x`), is "the `x` in `norm`", not "your `x`": the student's code has no such variable. The part's own function
+    is the one given the inputs, and the last one the trace keeps."""
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    steps = _block(x, w)
+    h = steps[0].value
+    kept = [("block", "x", x), ("block", "w", w), ("norm", "z", h.T), ("norm", "", 3 * h.T), ("block", "", 2 * x)]
+    said = _said(steps, kept, {"x": x, "w": w}, 2 * x)
+    assert "the `z` in `norm` is the transpose of the right hidden" in said, said
+    kept[2] = ("block", "z", h.T)
+    assert "your `z` is the transpose of the right hidden" in _said(steps, kept, {"x": x, "w": w}, 2 * x)
+
+
 def test_weights_normalised_together_with_another_blocks_are_said_so():
     """Two heads' scores stacked, then one softmax: each head's block of the weights is the right weights times a
     number below one for each query. The first head's weights are the wrong step, and the verdict says what the

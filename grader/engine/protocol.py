@@ -337,7 +337,7 @@ def __course_probe(request):
         grader finds the first step that is not right)."""
         # The function the probe calls (or the cell) has a budget of its own, so that the notebook's given
         # functions it calls (09's model) cannot fill the trace before its own arrays are kept
-        kept, seen = [], {}
+        kept, seen, ours = [], {}, {}  # ours: {key: named in the called function itself}
         room = {True: %(bytes)d, False: %(bytes)d}  # {the called function's own?: bytes left}
         counts = {(n, top): 0 for n in (True, False) for top in (True, False)}  # {(a single number?, own?): kept}
 
@@ -365,13 +365,16 @@ def __course_probe(request):
                     or value.nbytes > room[top]:
                 return
             key = (value.dtype.str, value.shape, hash(value.tobytes()))
-            if key in seen:  # the same numbers again: keep the first, by the first name the student gave them
-                if name and not seen[key]["name"]:
+            if key in seen:  # the same numbers again: keep the first, by the first name the student gave them, or
+                # by the part's own function's name for them (its dV, which it handed to a helper as X first)
+                if name and (not seen[key]["name"] or top and not ours[key]):
                     seen[key].update(where=where, name=name)
+                    ours[key] = top
                 return
             room[top] -= value.nbytes
             counts[(value.ndim == 0, top)] += 1
             seen[key] = {"where": where, "name": name, "value": encode(value)}
+            ours[key] = top and bool(name)
             kept.append(seen[key])
 
         only = request.get("trace_call")  # [name, n]: the n-th call of that function only

@@ -13,6 +13,7 @@ shape, what a structural finding (diagnose.same_shape) says of it against the ri
 is a fact about the student's arrays; nothing here scores.
 """
 import contextlib
+import contextvars
 import fractions
 import functools
 import itertools
@@ -148,9 +149,18 @@ def missing(steps, trace, inputs=None):
     return [s.name for s, r in zip(steps, _right(steps, found)) if not r]
 
 
+# The functions the probe calls: those given one of the case's input arrays itself, and the one whose locals the trace
+# keeps last (as it returns). An array seen in another function (a helper the part calls, layer_norm(x, ...)) is
+# named with that function, where its name is that function's own (its `x`), not a variable of the student's part.
+_CALLED = contextvars.ContextVar("called", default=())
+
+
 def _yours(where, name):
     """How the verdict calls one of the student's arrays."""
     name = name.removesuffix("[:]")
+    called = _CALLED.get()
+    if name and called and where not in called and where not in ("<module>", "your code"):
+        return f"the `{name}` in `{where}`"
     if name:
         return f"your `{name}`"
     return f"what your `{where}` returns" if where != "<module>" else "your cell's result"
@@ -172,6 +182,16 @@ def first_wrong(steps, trace, inputs=None, single=True, result=None, expected=No
     steps = _telling(steps, inputs)
     if not steps or not trace:
         return None
+    given = [v for v in (inputs or {}).values() if isinstance(v, np.ndarray) and v.size >= 2]
+    token = _CALLED.set({trace[-1][0]} | {w for w, _, a in trace
+                                         if any(a.shape == v.shape and np.array_equal(a, v) for v in given)})
+    try:
+        return _first_wrong(steps, trace, inputs, single, result, expected, remake)
+    finally:
+        _CALLED.reset(token)
+
+
+def _first_wrong(steps, trace, inputs, single, result, expected, remake):
     values = [np.asarray(s.value, dtype=np.float64) for s in steps]
     found = _found(values, trace, inputs)
     returned_as_is = single and isinstance(result, np.ndarray) and found[-1] and any(
@@ -326,7 +346,7 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
             if kept_right:  # the student made the step right, then went on from another array
                 ties[i] = _tie(UsedInstead(f"the steps after {them} are made from {_yours(where, name)} in "
                                            f"{'their' if them == 'them' else 'its'} place{which}"), a)
-                ties[i].right = f"your `{kept_right}`"
+                ties[i].right = _yours(found[i][0], kept_right)
             else:
                 ties[i] = _tie(f"the steps after {them} are made from {_yours(where, name)}" +
                                (which or ", which is not right"), a)
@@ -808,8 +828,10 @@ def _trials(steps, values, inputs, open_, limit=160):
         if j in open_:
             continue
         if v.ndim >= 2 and v.shape[-1] == v.shape[-2] > 1 and not np.allclose(v, np.swapaxes(v, -1, -2)):
-            yield (f"{_the(steps[j].name)} transposed", _the(steps[j].name), inputs,
-                   {steps[j].name: np.swapaxes(v, -1, -2)}, None)
+            # (either way round: a .T added where the formula has none, or the formula's own .T left out, as A @ d
+            # where dV = A^T @ d is due: "transposed in place of" it reads as the first only)
+            yield (f"{_the(steps[j].name)} transposed the other way (a .T added, or the one its formula has left out)",
+                   "", inputs, {steps[j].name: np.swapaxes(v, -1, -2)}, None)
 
 
 def _in_form_of(value, given):
