@@ -290,6 +290,11 @@ STEPPED = {
     "mha_backward: dV without its transpose of A": W(A07, "test_mha_backward", {"mha_backward_def": [
         ("dV = A.transpose(0, 1, 3, 2) @ d_heads", "dV = A @ d_heads")]},
         step="your `dV` is the gradient of the values dV made with the attention weights transposed the other way"),
+    # The old moment where the updated one is due (m_hat from m, not new_m): said as that, not as m in place of grad,
+    # which b1 m + (1 - b1) m = m also makes true (round 14's i09)
+    "adam_step: m_hat corrected from the old m": W(A09, "test_adam_step", {"adam_step_def": [
+        ("m_hat = new_m / (1 - beta1 ** t)", "m_hat = m / (1 - beta1 ** t)")]},
+        step="is the bias-corrected m_hat made with the input `m` in place of the new m"),
     "transpose_qkv: the result kept under another name": W(A05, "test_transpose_qkv", {"transpose_qkv_def": [
         ("X_split = X.reshape(-1, X.shape[2], X.shape[3])", "X_heads = X.reshape(-1, X.shape[2], X.shape[3])")]},
         step="holds the right result"),

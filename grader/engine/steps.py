@@ -782,6 +782,18 @@ def _trials(steps, values, inputs, open_, limit=160):
     gamma1 and beta1 for gamma2 and beta2), an input transposed, and a known value (an input, another step)
     for a step that an open step is computed from (the MLP given the block's input `x`, where the first
     LayerNorm's output is due)."""
+    replaced = getattr(course(), "replaced", None)
+    below = _below(steps)
+    made_from = sorted({j for i in open_ for j in range(len(steps)) if i in below[j]})
+    # A right step that updates an input of its name (Adam's new m, from m), with that input, the old value, in its
+    # place: the likeliest slip of all, tried first. (m_hat made from m is also m_hat with m in place of grad, as
+    # b1 m + (1 - b1) m = m: round 14's i09 was told that.)
+    for j in made_from if replaced is not None else ():
+        for n, v in (inputs or {}).items():
+            if j not in open_ and isinstance(v, np.ndarray) and v.shape == values[j].shape and v.dtype.kind == "f" \
+                    and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", steps[j].name) \
+                    and not np.array_equal(v, values[j]):
+                yield f"the input `{n}`", _the(steps[j].name), inputs, {steps[j].name: v}, None
     subs, paths = _substitutions(inputs)
     for m in subs:
         yield (*_substituted(m), _with(inputs, m, paths), None, (m, paths))
@@ -796,11 +808,8 @@ def _trials(steps, values, inputs, open_, limit=160):
             w = _in_form_of(values[j], v)
             if w is not None:
                 yield _the(steps[j].name), f"`{n}`", {**inputs, n: w}, None, None
-    replaced = getattr(course(), "replaced", None)
     if replaced is None:
         return
-    below = _below(steps)
-    made_from = sorted({j for i in open_ for j in range(len(steps)) if i in below[j]})
     tried = 0
     def kind(name):  # "head 2's queries" and "head 3's queries" are of one kind: a loop's variable holds either
         return re.sub(r"\d+", "#", name)
