@@ -842,10 +842,13 @@ def _entrywise_product(g, w, inputs):
 # ---------------------------------------------------------------- errors
 
 NOT_BROADCAST = r"could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"  # numpy's words, two shapes
+# numpy's words for A @ B whose sizes do not meet: B's rows, then A's columns
+MATMUL_MISMATCH = (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*"
+                   r"\(size (\d+) is different from (\d+)\)")
 
 
 _ERRORS = [  # (pattern in "raised Type: message", sentence built from the match)
-    (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*\(size (\d+) is different from (\d+)\)",
+    (MATMUL_MISMATCH,
      lambda m: f"a matrix product A @ B met an A with {m[2]} columns and a B with {m[1]} rows (they must be "
                "equal): check which side each matrix multiplies from, and whether one needs a .T"),
     (r"shapes \(([\d, ]*)\) and \(([\d, ]*)\) not aligned",

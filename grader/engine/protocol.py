@@ -772,7 +772,7 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
                                             "that cell.", finding="undefined")
         name = None if unread else _not_set_by_cell(probe, cases, results)
         if name:
-            given = listing([f"{n}" for n in cases[0].inputs if n not in ("seed",)] + list(probe.from_kernel))
+            given = listing([n for n in cases[0].inputs if n != "seed"] + list(probe.from_kernel))
             # (a name from another cell may be due here, made in this cell, or stand where one it is given is due)
             return Verdict(v.score, points, f"{probe.what}: not run, because the cell uses {name}, which it does not "
                                             "set itself: its check runs the cell alone on fresh inputs, where a name "
@@ -1829,10 +1829,6 @@ def _one_sided(probe, cases, got, reasons):
 _INDEX_PAST = r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)"
 
 
-_MATMUL_MISMATCH = (r"mismatch in its core dimension \d+, with gufunc signature [^(]*\(.*\)\s*"
-                    r"\(size (\d+) is different from (\d+)\)")
-
-
 def _fixed_size_tie(bad):
     """(case, why, words) when every wrong case that raised raised a shape error (a matrix product or entry-by-entry
     arrays that do not fit), and on those where one of its sizes is no size of the inputs while the other is one, that
@@ -1844,7 +1840,7 @@ def _fixed_size_tie(bad):
     for case, value, why in bad:
         if value is not None:
             continue  # (a wrong result where no error was raised: the error's sizes are read where it was)
-        m = re.search(_MATMUL_MISMATCH, why or "")
+        m = re.search(diagnose.MATMUL_MISMATCH, why or "")
         pairs = [(int(m[1]), int(m[2]))] if m else []
         b = diagnose.broadcast_clash(why)
         if b:

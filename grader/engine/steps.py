@@ -788,9 +788,9 @@ def _trials(steps, values, inputs, open_, limit=160):
     # A right step that updates an input of its name (Adam's new m, from m), with that input, the old value, in its
     # place: the likeliest slip of all, tried first. (m_hat made from m is also m_hat with m in place of grad, as
     # b1 m + (1 - b1) m = m: round 14's i09 was told that.)
-    for j in made_from if replaced is not None else ():
+    for j in [j for j in made_from if j not in open_] if replaced is not None else ():
         for n, v in (inputs or {}).items():
-            if j not in open_ and isinstance(v, np.ndarray) and v.shape == values[j].shape and v.dtype.kind == "f" \
+            if isinstance(v, np.ndarray) and v.shape == values[j].shape and v.dtype.kind == "f" \
                     and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", steps[j].name) \
                     and not np.array_equal(v, values[j]):
                 yield f"the input `{n}`", _the(steps[j].name), inputs, {steps[j].name: v}, None
