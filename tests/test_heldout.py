@@ -2,6 +2,7 @@
 stay gradable: each replaces a TODO code cell the release has, under a name of its own, and none is the answer key's
 own cell. The attempts to game the grader are graded here, and each part they attack earns nothing."""
 import ast
+import dataclasses
 import re
 
 import nbformat
@@ -63,8 +64,17 @@ def _attacked(entry):
             if p.cell == entry.cell or any(re.search(rf"\b{n}\(", (p.call or "") + (p.program or "")) for n in names)}
 
 
+def _untricked(entry):
+    """`entry` with its trick's condition made false (STARVING), graded beside it as another student."""
+    old, new = STARVING[entry.name]
+    assert entry.source.count(old) == 1, entry.name
+    return dataclasses.replace(entry, name=entry.name + "_untricked", source=entry.source.replace(old, new))
+
+
 def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(tmp_path, monkeypatch):
-    write(tmp_path / "submissions", ATTACKS)
+    untricked = [_untricked(e) for e in ATTACKS if e.name in STARVING]
+    assert len(untricked) == len(STARVING)
+    write(tmp_path / "submissions", ATTACKS + untricked)
     monkeypatch.setenv(SEED_VARIABLE, SEED)
     rows = grade_class(tmp_path / "submissions", tmp_path / "course", say=lambda *a: None, progress=False)
     unearned = []
@@ -73,6 +83,13 @@ def test_every_attempt_to_game_the_grader_earns_nothing_on_the_parts_it_attacks(
         assert parts, e.name
         mine = {r["part"]: r for r in rows if r["student_id"] == e.name}
         assert parts <= set(mine), (e.name, parts - set(mine))
+        if e.name in STARVING:
+            # each attacked part earns what the same code earns without its trick, or nothing (its kernel starved)
+            honest = {r["part"]: r["part_score"] for r in rows if r["student_id"] == e.name + "_untricked"}
+            assert all(mine[g]["part_score"] in (0, honest[g]) and not mine[g]["needs_manual_grade"]
+                       for g in parts), (e.name, {g: (mine[g]["part_score"], honest[g]) for g in parts})
+            assert any(honest[g] < mine[g]["part_max_score"] for g in parts), e.name  # it has a mistake to hide
+            continue
         unearned += [(e.name, g, mine[g]["part_score"]) for g in sorted(parts) if mine[g]["part_score"] > 0
                      or mine[g]["needs_manual_grade"]]
     assert sorted(unearned) == sorted(EARNING), unearned
@@ -97,3 +114,10 @@ EARNING = [("t03_checker_reads_function_source", "test_is_permutation_equivarian
            ("e10_count_pairs_makes_forked_children_exit_cleanly_when_graded", "test_count_pairs", 0.33),
            ("e11_top_p_passes_p_where_it_should_reach_it", "test_top_p", 1.67),
            ("e09_train_step_is_right_only_where_it_is_watched", "test_trained_model", 4.0)]
+# Attempts whose trick starves their own kernel (e08: four threads collecting garbage, a switch every microsecond):
+# whether the cell that starts it answers before its time limit is the machine's timing, not the grader's rule. On
+# one machine it does not, and every later part earns nothing; on another (a CI run) it did, and the pre-norm block,
+# which is right, earned its 3. So each part such an attempt attacks must earn nothing or exactly what the same code
+# earns with the trick's condition made false (the text here replaced by the next), graded beside it; and that code
+# must have a mistake those parts see (e08's post-norm), so the trick has something to gain.
+STARVING = {"e08_block_sets_the_collector_to_a_crawl_when_graded": ('== "sandbox"', '== "no such host"')}
