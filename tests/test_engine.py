@@ -445,6 +445,77 @@ def test_forked_kernels_are_isolated_from_each_other_and_cleaned_up():
         free.close()
 
 
+@root_only
+def test_living_sees_a_uids_running_processes_not_its_zombies_nor_the_caller():
+    """The zygote's killer stops sending SIGKILL when `living` says the uid has nothing left that can fork."""
+    from grader.engine.forkserver import living
+    uid = 2_000_000_000 + os.getpid() % 1_000_000  # a kernel's range; nothing else runs as it
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.write(w, b"1")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(r, 1) == b"1"
+        assert living(uid)
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(500):  # a zombie until reaped
+            if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+            time.sleep(0.01)
+        assert not living(uid)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(r), os.close(w)
+    # the caller itself does not count
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os._exit(3 if living(uid) else 4)
+        finally:
+            os._exit(1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 4
+
+
+@root_only
+def test_a_forked_kernels_processes_that_keep_forking_do_not_outlive_it():
+    """A process that forks a child and exits, again and again, changes its pid faster than one kill(-1) can
+    be sure of it: the release kills until nothing of the uid is left living."""
+    from grader.engine.forkserver import ForkedKernelManager
+
+    async def run():
+        km = ForkedKernelManager(kernel_name="python3")
+        await km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=60)
+        uid = (await _execute(kc, "import os\nprint(os.getuid())")).split()[0]
+        await _execute(kc, "import os\n"
+                           "for _ in range(4):\n"
+                           "    if os.fork() == 0:\n"
+                           "        while True:\n"
+                           "            if os.fork():\n"
+                           "                os._exit(0)\n"
+                           "import time; time.sleep(0.3)\n")
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+        return uid
+
+    uid = asyncio.run(run())
+    left = subprocess.run(["ps", "-u", uid, "-o", "pid=,stat="], capture_output=True, text=True).stdout.split("\n")
+    assert not [line for line in left if line.split() and not line.split()[1].startswith("Z")], left
+    time.sleep(0.2)
+    assert subprocess.run(["pgrep", "-u", uid], capture_output=True, text=True).stdout == ""
+
+
 async def _execute(kc, code, evalue=True):
     """Run code through a started kernel client; its output and errors as text ("Name: message", or the
     name alone without evalue)."""
