@@ -15,6 +15,13 @@ PARTS = [(notebook, grade_id) for notebook, probes in PROBES.items() for grade_i
          if any(m.compute for m in probe.mistakes)]
 
 
+def _called(probe, cases, results):
+    """What the probe's call returns with these results: with the arrays the part keeps (Probe.kept), right."""
+    if not probe.kept:
+        return results
+    return [[r] + [k.reference(c.inputs) for k in probe.kept] for r, c in zip(results, cases)]
+
+
 def _reported(results):
     """What the kernel side would report for these results (as the probe encodes them)."""
     def encode(v):
@@ -33,7 +40,7 @@ def test_a_mistake_loses_marks_and_is_named_and_a_right_answer_is_not(notebook, 
     """Play a student who makes each catalogued mistake (and one who makes none) through the verdict."""
     probe = PROBES[notebook][grade_id]
     cases = probe.cases(np.random.default_rng(seed))
-    right = verdict(probe, cases, _reported([probe.reference(c.inputs) for c in cases]), 3.0)
+    right = verdict(probe, cases, _reported(_called(probe, cases, [probe.reference(c.inputs) for c in cases])), 3.0)
     assert (right.score, right.mistake) == (3.0, None), right.message
     for mistake in probe.mistakes:
         if mistake.compute is None:
@@ -44,7 +51,7 @@ def test_a_mistake_loses_marks_and_is_named_and_a_right_answer_is_not(notebook, 
             continue  # a mistake that cannot be made on this draw
         if all(compare(r, probe.reference(c.inputs)) is None for r, c in zip(results, cases)):
             continue  # right on every input of this draw: nothing to lose, nothing to name
-        v = verdict(probe, cases, _reported(results), 3.0)
+        v = verdict(probe, cases, _reported(_called(probe, cases, results)), 3.0)
         assert v.score < 3.0, f"{mistake.name} earns full marks"
         assert v.mistake == mistake.name, f"{mistake.name} was named {v.mistake!r}: {v.message}"
 

@@ -1841,3 +1841,57 @@ def test_a_text_is_read_as_it_holds_not_as_its_class_iterates(monkeypatch):
          "  return Shown(held, held.replace('</w>', ' ')[:-1])\n", kernel)
     cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
     assert verdict(probe, cases, outputs, 2).score == 0
+
+
+CONTEXTUAL = PROBES["06_contextual_embeddings"]["test_self_attention"]
+
+
+def _contextual_kernel(keep="attn_weights", output="output"):
+    """The answer key's SelfAttention, keeping `keep` in self.attn_weights and returning `output`."""
+    from grader.engine.build import SOURCE, answer_key
+    nb = answer_key(nbformat.read(str(SOURCE / "06_contextual_embeddings" / "06_contextual_embeddings.ipynb"),
+                                  as_version=4))
+    source = next(c.source for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                  == "self_attention_class")
+    assert source.count("self.attn_weights = attn_weights") == source.count("return output") == 1
+    source = source.replace("self.attn_weights = attn_weights", f"self.attn_weights = {keep}")
+    space = {"np": np}
+    exec("import numpy as np\n" + source.replace("return output", f"return {output}"), space)
+    return space
+
+
+@pytest.mark.parametrize("keep, score, words", [
+    ("attn_weights", 3, "right on the book's case and on 3 fresh inputs"),
+    ("scores", 1.5, "`self.attn_weights` holds the scaled scores (Q @ K^T / np.sqrt(d) for each head"),
+    ("None", 1.5, "`self.attn_weights` is None after the call, where the attention weights are due"),
+    ("np.zeros((2, 2))", 1.5, "`self.attn_weights` is not the attention weights: shape (2, 2), expected"),
+    ("attn_weights.transpose(0, 1, 3, 2)", 1.5, "`self.attn_weights` is not the attention weights: wrong values"),
+])
+def test_an_array_a_part_keeps_must_be_right_too_and_is_told_apart_from_its_result(monkeypatch, keep, score, words):
+    cases, outputs = run_probe(CONTEXTUAL, _contextual_kernel(keep), monkeypatch=monkeypatch)
+    v = verdict(CONTEXTUAL, cases, outputs, 3)
+    assert v.score == score and words in v.message, v.message
+    if score < 3:
+        assert v.message.startswith("SelfAttention: its result is right, but") and "(on every case it was given). " \
+            "Keep the attention weights in `self.attn_weights` too." in v.message, v.message
+
+
+def test_a_wrong_result_is_said_first_and_a_kept_array_costs_only_where_the_result_is_right(monkeypatch):
+    import dataclasses
+    alone = dataclasses.replace(CONTEXTUAL, kept=(), call=f"({CONTEXTUAL.call})[0]")  # the result alone
+
+    def both(kernel):
+        return [verdict(probe, *run_probe(probe, kernel, monkeypatch=monkeypatch), 3) for probe in (CONTEXTUAL, alone)]
+    # wrong everywhere (no output projection): the kept weights, right or not, change nothing
+    for keep in ("attn_weights", "scores"):
+        v, v_alone = both(_contextual_kernel(keep, "merged"))
+        assert v == v_alone and v.score < 3
+    # wrong on the book's two sentences only; the scores kept on the fresh inputs, where the result is right
+    cases = CONTEXTUAL.cases(np.random.default_rng(0))
+    assert [c.label for c in cases if np.shape(c.inputs["X"])[0] == 2] == ["book"]
+    v, v_alone = both(_contextual_kernel("attn_weights if B == 2 else scores", "output if B != 2 else merged"))
+    assert v_alone.score == 2  # the fresh inputs' two thirds
+    assert v.score == 1 and v.message.startswith(v_alone.message.rstrip(".")), (v, v_alone)
+    assert v.message.endswith("On 3 of the cases where its result is right, `self.attn_weights` holds the scaled "
+                              "scores (Q @ K^T / np.sqrt(d) for each head, d its queries' size), not the attention "
+                              "weights."), v.message

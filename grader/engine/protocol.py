@@ -131,6 +131,18 @@ class Step:
     entrywise: tuple = None
 
 
+@dataclass(frozen=True)
+class Kept:
+    """An array a part leaves beside its result, which must be right too (06's SelfAttention keeps its weights in
+    self.attn_weights, which the notebook's heatmap reads): `name` as the student's code holds it, `what` it holds
+    in the notebook's words ("the attention weights"), `reference` of a case's inputs. The probe's call reports
+    the kept arrays after the result, [result, kept...]; a case whose result is right but a kept array wrong
+    earns half its share of the marks (Probe.kept)."""
+    name: str
+    what: str
+    reference: Callable[[dict], Any]
+
+
 @dataclass
 class Probe:
     """How one graded test cell is probed and marked.
@@ -210,6 +222,10 @@ class Probe:
     # Dictionaries a call hands the student's function (`held`, 10's corpus): {name: inputs -> the dict as sent},
     # so that one the function changes in place is seen to, as a list or an array is.
     handed: dict = field(default_factory=dict)
+    # Arrays the part leaves beside its result, which must be right too: [Kept], reported by the call after its
+    # result. The result alone is read for the words (what a wrong result shows comes first); a part whose
+    # result is right where a kept array is wrong is told which array, and what it holds when a step shows it.
+    kept: tuple = ()
 
 
 # --------------------------------------------------------------------------
@@ -623,8 +639,9 @@ def _read(probe, cases, results):
             reasons.append(f"raised {_quotable(error)}")
             changed.append([])
             continue
+        raw = _result_of(probe, result.get("value"))
         try:
-            value = decode_result(result.get("value"))
+            value = decode_result(raw)
         except BadResult as e:
             got.append(None)
             reasons.append(str(e))
@@ -638,9 +655,96 @@ def _read(probe, cases, results):
             why = compare(value, want, probe.outputs or None, exact=probe.exact_shape)
             if why is None and probe.precision:
                 why = _imprecise(value, want, probe.precision)
-            reasons.append(why and _as_integers(result.get("value"), value, want) or why)
+            reasons.append(why and _as_integers(raw, value, want) or why)
         changed.append(_changed_in_place(case.inputs, result.get("after"), probe.handed))
     return got, reasons, changed, traces
+
+
+def _result_of(probe, raw):
+    """The result as the kernel encoded it, without the arrays the part keeps (Probe.kept), which follow it."""
+    if not probe.kept:
+        return raw
+    entries = raw.get("list") if isinstance(raw, dict) else None
+    if not isinstance(entries, list) or len(entries) != 1 + len(probe.kept):
+        return {"list": None}  # malformed: the call is the course's, and reports [result, kept...]
+    return entries[0]
+
+
+def _kept_reasons(probe, cases, results, reasons):
+    """For each case whose result is right, None when every array the part keeps (Probe.kept) is right too,
+    else (the first Kept that is not, one sentence on it, Verdict.finding for it); None where the result is
+    wrong (said first)."""
+    out = []
+    for case, result, why in zip(cases, results, reasons):
+        said = None
+        entries = result.get("value", {}).get("list", [])[1:] if why is None and probe.kept else []
+        for kept, raw in zip(probe.kept, entries):
+            try:
+                value = decode_result(raw)
+            except BadResult as e:
+                unset = isinstance(raw, dict) and raw.get("type") == "NoneType of object"  # (the call's default)
+                said = (kept, f"`{kept.name}` is None after the call, where {kept.what} are due" if unset else
+                        f"`{kept.name}` is not {kept.what}: {e}", "reported")
+                break
+            want = kept.reference(case.inputs)
+            wrong = compare(value, want, exact=probe.exact_shape)
+            if wrong and isinstance(value, list):  # (a list of arrays: compared as one, and said as one)
+                said = (kept, f"`{kept.name}` is not {kept.what}: {wrong}", None)
+                break
+            if wrong:
+                found = _kept_finding(probe, case, kept, value, want)
+                said = (kept, found or f"`{kept.name}` is not {kept.what}: {wrong}", "step" if found else None)
+                break
+        out.append(said)
+    return out
+
+
+def _kept_finding(probe, case, kept, value, want):
+    """What a wrong kept array holds, when it is one of the part's steps (in their shape, or in the kept one)."""
+    try:
+        steps = probe.steps(case.inputs) if probe.steps else []
+    except Exception:  # steps that do not describe this case
+        return None
+    for step in steps:
+        s = np.asarray(step.value, dtype=np.float64) if np.ndim(step.value) else None
+        if s is None or s.size != value.size or (s.size == np.size(want) and course().same(s.reshape(np.shape(want)),
+                                                                                            np.asarray(want))):
+            continue
+        if course().same(value.reshape(s.shape), s):
+            return f"`{kept.name}` holds the {step.name} ({step.formula}), not {kept.what}"
+    return None
+
+
+def _with_kept(probe, cases, outputs, v):
+    """The verdict `v` on the part's result, with what its kept arrays (Probe.kept) cost: half the share of each
+    case whose result is right but a kept array wrong. Said alone when the result is right on every case."""
+    results, unread = _results(cases, outputs)
+    if unread:
+        return v
+    reasons = _read(probe, cases, results)[1]
+    kept = _kept_reasons(probe, cases, results, reasons)
+    if all(k is None for k in kept):
+        return v
+    both = [r or (k and k[1]) for r, k in zip(reasons, kept)]
+    lost = (_share(probe, cases, reasons) - _share(probe, cases, both)) / 2
+    score = round(max(v.score - v.points * lost, 0.0), 2)
+    array, said, finding = next(k for k in kept if k)
+    if all(r is None for r in reasons):
+        where = "on every case it was given" if all(kept) else _summary(cases, both)
+        return Verdict(score, v.points, f"{probe.what}: its result is right, but {said} ({where}). "
+                                        f"Keep {array.what} in `{array.name}` too.", finding=finding)
+    n = sum(k is not None for k in kept)
+    return Verdict(score, v.points, f"{v.message.rstrip('.')}. On {n} of the cases where its result is right, "
+                                    f"{said}.", v.mistake, v.finding)
+
+
+def _share(probe, cases, reasons):
+    """The share of the marks that cases with these reasons earn (Probe.marks, or _weights), from 0 to 1."""
+    if probe.marks:
+        share = probe.marks(cases, reasons)
+    else:
+        share = sum(w for w, why in zip(_weights(cases), reasons) if why is None)
+    return min(max(share, 0.0), 1.0)
 
 
 def _traced(probe, cases):
@@ -755,6 +859,8 @@ def verdict(probe: Probe, cases: list, outputs: list, points: float, helpers: di
     marks). A part that failed because one of them is not defined is told that, and nothing else; one whose own
     function is not defined when its check runs, with no such cell, is told to define it."""
     v = _verdict(probe, cases, outputs, points, helpers, judge)
+    if probe.kept:
+        v = _with_kept(probe, cases, outputs, v)
     names = broken() if broken and v.score < points else {}
     if names:
         found = re.findall(r"name '(\w+)' is not defined|it uses the name (\w+), which is not defined", v.message)
@@ -1098,11 +1204,7 @@ def _marked_results(probe, cases, got, reasons, changed, points, traces=()):
         return Verdict(0.0, points, f"{what}: {BOOK_ONLY}, the notebook's own example, and {said}",
                        mistake.name if mistake else BOOK_ONLY, "named" if mistake else "step" if certain else "structural")
 
-    if probe.marks:
-        share = probe.marks(cases, reasons)
-    else:
-        share = sum(w for w, why in zip(_weights(cases), reasons) if why is None)
-    score = round(points * min(max(share, 0.0), 1.0), 2)
+    score = round(points * _share(probe, cases, reasons), 2)
     if all(why is None for why in reasons):
         moved = sorted({n for names in changed for n in names})
         if moved:

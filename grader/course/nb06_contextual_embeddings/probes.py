@@ -3,7 +3,7 @@ import numpy as np
 
 from . import cases, mistakes, readings, reference as ref, views
 from ..shared import steps as shared_steps, views as shared_views
-from ...engine.protocol import Case, Probe, kernel_source
+from ...engine.protocol import Case, Kept, Probe, kernel_source
 
 N_FRESH = 3
 FRESH_T = (3, 4, 5, 7, 8)            # the notebook's sentences have 6 words
@@ -83,6 +83,14 @@ def _other_attention():
     return _attention_inputs(X, *_seeded_weights(6, 4), 3, seed=4, own_weights=True)
 
 
+def _attention_weights(i):
+    """The weights forward keeps in self.attn_weights: (B, H, T, T), each query's row over the keys."""
+    B, T, _ = np.shape(i["X"])
+    steps = shared_steps.rows_attention(i["X"], i["X"], i["X"], None, i["H"], i["W_q"], i["W_k"], i["W_v"], i["W_o"])
+    weights = next(s.value for s in steps if s.name == "attention weights")  # (B*H, T, T), sequence by sequence
+    return weights.reshape(B, i["H"], T, T)
+
+
 def _attention_cases(rng):
     # The book's case is the notebook's check, weights drawn from the seed by the student's __init__;
     # on the fresh cases the probe sets the weights, so they mark forward alone.
@@ -153,9 +161,12 @@ PROBES = {
     "test_self_attention": Probe(
         what="SelfAttention",
         axes=("sequences", "words", "features"), views=(shared_views.HEADS_ROWS, shared_views.WEIGHTS_ROWS),
-        call="(lambda m: (own_weights or (setattr(m, 'q_proj', W_q), setattr(m, 'k_proj', W_k), "
-             "setattr(m, 'v_proj', W_v), setattr(m, 'out_proj', W_o)), m.forward(X))[-1])"
+        # [forward's output, the weights forward keeps]: the notebook's heatmap reads them from the class
+        call="(lambda m: [(own_weights or (setattr(m, 'q_proj', W_q), setattr(m, 'k_proj', W_k), "
+             "setattr(m, 'v_proj', W_v), setattr(m, 'out_proj', W_o)), m.forward(X))[-1], "
+             "getattr(m, 'attn_weights', None)])"
              "(SelfAttention(X.shape[-1], H, seed=seed) if own_weights else SelfAttention(X.shape[-1], H))",
+        kept=(Kept("self.attn_weights", "the attention weights", _attention_weights),),
         cases=_attention_cases,
         reference=lambda i: ref.multihead_self_attention_rows(i["X"], i["W_q"], i["W_k"], i["W_v"], i["W_o"], i["H"]),
         steps=lambda i: shared_steps.rows_attention(i["X"], i["X"], i["X"], None, i["H"], i["W_q"], i["W_k"], i["W_v"],
