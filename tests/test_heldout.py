@@ -1,4 +1,4 @@
-"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 14) and attempts to game the grader
+"""The held-out wrong answers (tests/heldout/: round 1 of issue 26, rounds 2 to 15) and attempts to game the grader
 stay gradable: each replaces a TODO code cell the release has, under a name of its own, and none is the answer key's
 own cell. The attempts to game the grader are graded here, and each part they attack earns nothing."""
 import ast
@@ -13,7 +13,7 @@ from tests.heldout import attacks, attacks2, attacks3, attacks4, attacks5, attac
 from tests.heldout import entries as round1, round2, round3, round4
 from tests.heldout import round5_early, round5_late, round6, round7, round8a, round8b, round9a, round9b
 from tests.heldout import round10a, round10b, round11a, round11b, round12a, round12b, round13a, round13b
-from tests.heldout import round14a, round14b
+from tests.heldout import round14a, round14b, round15a, round15b
 from tests.heldout.grade import SEED, write
 from grader.course import PROBES
 from grader.engine.build import RELEASE, SOURCE, answer_key
@@ -29,19 +29,20 @@ ROUND11 = round11a.ENTRIES + round11b.ENTRIES  # likewise
 ROUND12 = round12a.ENTRIES + round12b.ENTRIES  # likewise
 ROUND13 = round13a.ENTRIES + round13b.ENTRIES  # likewise
 ROUND14 = round14a.ENTRIES + round14b.ENTRIES  # likewise
+ROUND15 = round15a.ENTRIES + round15b.ENTRIES  # likewise
 # rounds 5, 6, 8, 9, 10, 11, 12 and 13, each by another person
 ATTACKS = (attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES + attacks4.ENTRIES + attacks5.ENTRIES
            + attacks6.ENTRIES + attacks7.ENTRIES + attacks8.ENTRIES)
 ENTRIES = (round1.ENTRIES + round2.ENTRIES + round3.ENTRIES + round4.ENTRIES + ROUND5 + round6.ENTRIES + round7.ENTRIES
-           + ROUND8 + ROUND9 + ROUND10 + ROUND11 + ROUND12 + ROUND13 + ROUND14 + ATTACKS)
+           + ROUND8 + ROUND9 + ROUND10 + ROUND11 + ROUND12 + ROUND13 + ROUND14 + ROUND15 + ATTACKS)
 
 
 def test_the_names_are_unique_and_the_corpus_covers_every_notebook_it_measures():
     assert len({e.name for e in ENTRIES}) == len(ENTRIES) >= (60 + 30 + 40 + 40 + 18 + 20 + 24 + 22 + 22 + 22
-                                                              + 22 + 22 + 22 + 22 + 22 + 14 + 14 + 12 + 12 + 12 + 12
-                                                              + 12 + 12)
+                                                              + 22 + 22 + 22 + 22 + 22 + 22 + 14 + 14 + 12 + 12 + 12
+                                                              + 12 + 12 + 12)
     for entries in (round1.ENTRIES, round2.ENTRIES, round3.ENTRIES, round4.ENTRIES, ROUND5, round6.ENTRIES,
-                    round7.ENTRIES, ROUND8, ROUND9, ROUND10, ROUND11, ROUND12, ROUND13, ROUND14):
+                    round7.ENTRIES, ROUND8, ROUND9, ROUND10, ROUND11, ROUND12, ROUND13, ROUND14, ROUND15):
         assert {e.assignment[:2] for e in entries} == {f"{n:02d}" for n in range(1, 12)}
 
 

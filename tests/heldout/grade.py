@@ -16,7 +16,7 @@ tests/heldout/judged.md; the closing note and the README report the table. --rou
 people), --round 10 the tenth (round10a.py and round10b.py, by two people), --round 11 the eleventh (round11a.py and
 round11b.py, by two people), --round 12 the twelfth (round12a.py and round12b.py, by two people), --round 13 the
 thirteenth (round13a.py and round13b.py, by two people), --round 14 the fourteenth (round14a.py and round14b.py, by
-two people).
+two people), --round 15 the fifteenth (round15a.py and round15b.py, by two people).
 --round attacks grades the attempts to game the grader (tests/heldout/attacks*.py): the verdicts.md lists each
 attempt's parts with their scores, and every attacked part must score nothing.
 """
@@ -33,6 +33,7 @@ from tests.heldout import attacks, attacks2, attacks3, attacks4, attacks5, attac
 from tests.heldout import entries as round1, round2, round3, round4, round5_early
 from tests.heldout import round5_late, round6, round7, round8a, round8b, round9a, round9b, round10a, round10b
 from tests.heldout import round11a, round11b, round12a, round12b, round13a, round13b, round14a, round14b
+from tests.heldout import round15a, round15b
 from tests.sample_class import submission
 from tests.students import Student
 
@@ -46,6 +47,7 @@ def entries_of_round(number):
             "9": round9a.ENTRIES + round9b.ENTRIES, "10": round10a.ENTRIES + round10b.ENTRIES,
             "11": round11a.ENTRIES + round11b.ENTRIES, "12": round12a.ENTRIES + round12b.ENTRIES,
             "13": round13a.ENTRIES + round13b.ENTRIES, "14": round14a.ENTRIES + round14b.ENTRIES,
+            "15": round15a.ENTRIES + round15b.ENTRIES,
             "attacks": (attacks.ENTRIES + attacks2.ENTRIES + attacks3.ENTRIES + attacks4.ENTRIES
                         + attacks5.ENTRIES + attacks6.ENTRIES + attacks7.ENTRIES + attacks8.ENTRIES)}[str(number)]
 
@@ -61,7 +63,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tests.heldout.grade")
     parser.add_argument("out")
     parser.add_argument("--round", default="1",
-                        choices=("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "attacks"))
+                        choices=tuple(str(n) for n in range(1, 16)) + ("attacks",))
     parser.add_argument("--only", nargs="*")
     args = parser.parse_args(argv)
     out = Path(args.out).resolve()
