@@ -540,3 +540,50 @@ def test_a_step_is_not_said_made_from_an_array_that_the_steps_after_it_turn_back
     trace = [("top_k_probs", "probs", probs), ("top_k_probs", "result", result)]
     found = [("top_k_probs", "probs"), None, None]
     assert _used_instead(steps, values, found, trace, case.inputs, probe.steps) == (found, {})
+
+
+def _chain(x):
+    """a = 2 x, b = a + 1, result c = 3 b: one input, three steps."""
+    return [Step("a", "2 x", 2 * x, ("rows", "columns"), ()), Step("b", "a + 1", 2 * x + 1, ("rows", "columns")),
+            Step("c", "3 b", 3 * (2 * x + 1), ("rows", "columns"))]
+
+
+def test_an_array_tied_to_a_step_by_some_right_slices_is_said_only_when_every_wrong_case_ties_one():
+    """Some slices right and the others wrong can be chance on one input (l04's head output right in one token
+    where its weights were one-hot, told as the head's values): said only when the other wrong cases tie an
+    array of theirs to a step too."""
+    from grader.engine import protocol
+    from grader.engine.protocol import Case, Probe
+    from grader.engine.steps import Sliced
+    xs = [np.arange(1.0, 7.0).reshape(2, 3), np.arange(2.0, 14.0).reshape(3, 4)]
+    probe = Probe(what="f", call="f(x)", cases=lambda rng: [Case("book", {"x": xs[0]}), Case("fresh", {"x": xs[1]})],
+                  reference=lambda i: 3 * (2 * i["x"] + 1), steps=lambda i: _chain(i["x"]))
+    cases = probe.cases(None)
+
+    def partly(x):  # b right in every column but the first
+        b = 2 * x + 1
+        b[:, 0] += 5
+        return b
+    noise = np.random.default_rng(0).standard_normal(xs[1].shape) * 100
+    book = [("f", "a", 2 * xs[0]), ("f", "z", partly(xs[0]))]
+    said = first_wrong(_chain(xs[0]), book, {"x": xs[0]}, True, 3 * partly(xs[0]), 3 * (2 * xs[0] + 1))
+    assert isinstance(said[1], Sliced) and "column 1 of 3 is wrong" in said[0], said
+    got = [3 * partly(xs[0]), noise]
+    reasons = ["wrong values", "wrong values"]
+    for fresh, shown in (([("f", "a", 2 * xs[1]), ("f", "z", noise)], False),  # no array of it tied: chance
+                         ([("f", "a", 2 * xs[1]), ("f", "z", partly(xs[1]))], True)):  # tied again: said
+        words, certain = protocol._step_finding(probe, cases, got, reasons, [book, fresh])[:2]
+        assert ("column 1 of 3 is wrong" in (words or "")) == shown, words
+
+
+def test_an_array_named_as_a_step_on_the_way_is_its_attempt_when_what_it_is_made_from_is_right():
+    """09's `dlogits`, made with every position counted: no finding ties it to the step "dlogits", yet it is the
+    student's dlogits, made from right logits; a later update tied by its slices is not where it went wrong."""
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    noise = np.random.default_rng(1).standard_normal(x.shape) * 100
+    trace = [("f", "a", 2 * x), ("f", "b", noise)]
+    said = first_wrong(_chain(x), trace, {"x": x}, True, 3 * noise, 3 * (2 * x + 1))
+    assert said and said[0].startswith("Your a is right, but not the b (a + 1)"), said
+    anonymous = [("f", "a", 2 * x), ("f", "z", noise)]  # not named as the step: no evidence where it went wrong
+    said = first_wrong(_chain(x), anonymous, {"x": x}, True, 3 * noise, 3 * (2 * x + 1))
+    assert not said or "but not the b" not in said[0], said

@@ -257,6 +257,13 @@ class Finding(str):
         return finding
 
 
+class Slices(str):
+    """Some slices of an array wrong along one axis, the others right: a fact of one input that can hold there by
+    chance (a softmax's weights all but one-hot on one query make that query's output one value's token); the
+    verdict ties an array to a step by it only when every other wrong case ties that array too
+    (protocol._step_finding)."""
+
+
 class Weak(str):
     """A fact that says less than it seems: a Finding's fact without its cause, the part having no such operation
     (weights on entries that should get none, in a part with no mask), or an order of two entries (any change that
@@ -616,8 +623,8 @@ def same_shape(got, want, inputs=None, names=()):
                            f"{_singular(axes[axis])} {wrong[0] + 1} and every one after it "
                            f"{'is' if len(wrong) == 1 else 'are'} wrong",
                            "a length, a mask or a loop bound that stops early?", ("loop", "mask"))
-        return (f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
-                f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
+        return Slices(f"{_named(axes[axis], wrong)} of {n} {'is' if len(wrong) == 1 else 'are'} wrong, "
+                      f"{_numbers(right)} {'is' if len(right) == 1 else 'are'} right")
     counted = _off_by_a_count(g, w, inputs)  # (whole numbers due: a count, where "a bias" is no cause)
     if counted:
         return counted

@@ -1717,6 +1717,8 @@ def _step_finding(probe, cases, got, reasons, traces):
         if said and isinstance(said[1], steps.Known) and (not described or any(o != said[1] for o in others)
                                                           or few and not others):
             continue  # chance, not the student's computation
+        if said and isinstance(said[1], steps.Sliced) and any(not o for o in others):
+            continue  # slices right on this case only: another wrong case ties no array to any step
         if said and said[1]:
             texts = [(first_wrong(k)[0] or (None,))[0] for k in range(len(wrong)) if k != n and first_wrong(k)[1]]
             return (_steady_factor(said[0], texts),) + tuple(said[1:])

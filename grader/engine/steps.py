@@ -216,7 +216,7 @@ def _first_wrong(steps, trace, inputs, single, result, expected, remake):
                     "changes nothing" if len(after) == 1 else "the steps after it are missing or change nothing")
             return f"What comes back is {_the(steps[j].name)} ({steps[j].formula}), a step on the way: {then}.", True
     right, tied = _evidence(steps, values, found, trace, inputs, single, result, returned, remake)
-    i = _wrong_at(steps, right, tied, returned)
+    i = _wrong_at(steps, right, tied, returned, _named_as(steps, trace, values, single, expected))
     if i is not None:
         step, deps, finding = steps[i], _deps(steps, i), tied.get(i)
         if deps:
@@ -241,7 +241,7 @@ def _first_wrong(steps, trace, inputs, single, result, expected, remake):
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
-        return text, finding if isinstance(finding, Known) else True
+        return text, finding if isinstance(finding, (Known, Sliced)) else True
     if not single:
         shared = _returned_another(steps, values, result, expected) or _source_of_wrong_results(steps, right)
         if shared:
@@ -354,17 +354,32 @@ def _used_instead(steps, values, found, trace, inputs, remake, limit=6):
     return out, ties
 
 
-def _wrong_at(steps, right, tied, returned):
+def _wrong_at(steps, right, tied, returned, named=()):
     """The index of the first wrong step, said only with evidence: one of the student's arrays that a
     structural finding ties to it (the steps before it may be right or unseen, never shown wrong: that would
-    have been said first), or the result itself, computed from steps that are right; else None."""
+    have been said first), the result itself, computed from steps that are right, or (`named`: _named_as) an
+    array of the student's that has the step's own name, the steps it is made from right; else None."""
     for i in range(len(steps)):
         if right[i]:
             continue
         deps = _deps(steps, i)
         if tied.get(i) or (returned is not None and i == len(steps) - 1 and deps and all(right[d] for d in deps)):
             return i
+        if i in named and deps and all(right[d] for d in deps):
+            return i  # the student's array of the step's own name is not it, and what it is made from is right
     return None
+
+
+def _named_as(steps, trace, values, single, expected):
+    """The indices of the steps on the way that one of the student's arrays is named as exactly (09's `dlogits`,
+    the step "dlogits"; quotes aside), in the function the probe calls: an attempt at the step by its name. (A
+    result is left out: what the results show says more, "and so are all the results but the r2".)"""
+    called = _CALLED.get() or ()
+    names = {name.replace("'", '"') for where, name, _ in trace if name and (not called or where in called)}
+    results = {len(steps) - 1} if single else {
+        i for i, v in enumerate(values) for e in (expected if isinstance(expected, list) else [])
+        if np.shape(e) == v.shape and np.array_equal(np.asarray(e, dtype=np.float64), v, equal_nan=True)}
+    return {i for i, s in enumerate(steps) if s.name in names and i not in results}
 
 
 SAME_PATH_PAIRS = 1500  # arrays times steps that same_path looks at, at most (benchmarks/trace.py --names)
@@ -618,6 +633,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
             text = related or (_scaled(g, want, inputs) if want.size == 1 else
                                diagnose.same_shape(g, want, inputs, step.axes))
             known = bool(related) or isinstance(text, Known)  # said only if every wrong case says the same
+            sliced = isinstance(text, diagnose.Slices)  # said only if every other wrong case ties the array too
             if not text or "placeholder" in text or masks and isinstance(text, diagnose.UnduedMask):
                 continue  # (an all-zeros buffer, an input passed through, scores masked before a masked softmax:
                 # no attempt at a step)
@@ -631,7 +647,7 @@ def _attempts(steps, values, trace, inputs, returned, results=()):
                 text = text.rsplit(": ", 1)[0]
             ties[i] = (f"{_yours(where, name)} {text.removeprefix('it ')}" if text.startswith("it ") else
                        f"in {_yours(where, name)}, {text}")
-            ties[i] = Known(ties[i]) if known else ties[i]
+            ties[i] = Known(ties[i]) if known else Sliced(ties[i]) if sliced else ties[i]
         if ties:
             # A part with several results: an array it does not return that ties to a step on the way is no
             # attempt at a result made from it (a gradient 2 times too large, not the moment 20 times)
@@ -1061,6 +1077,13 @@ class Known(Related):
     its second item. On one case such a sum can hold by chance (08's counts: with H = 2, H T^2 D is also the
     attention's count less the projections'): the verdict says it only when every other wrong case ties the same
     words (protocol._step_finding)."""
+
+
+class Sliced(Tie):
+    """A tie by some slices of the array right and the others wrong (diagnose.Slices): on one case it can be
+    chance, so the verdict says it only when every other wrong case the steps describe ties an array too
+    (protocol._step_finding). l04's head output, right in one token of six where the weights were one-hot,
+    was told as head 2's values."""
 
 
 def _tie(text, a):
