@@ -1644,6 +1644,25 @@ def test_a_yes_no_part_wrong_both_ways_is_told_each_way_with_its_inputs(monkeypa
                      r"is due \(", v.message), v.message
 
 
+def test_a_yes_no_part_wrong_on_every_input_is_told_it_answers_the_opposite(monkeypatch):
+    """Round 15's l03: a checker whose comparison is turned round was told each way, with the inputs, where the
+    one fact is that every answer is the opposite of the right one."""
+    probe = PROBES["03_permutation_equivariance"]["test_is_permutation_equivariant"]
+    kernel = {"np": np}
+    exec("def is_permutation_equivariant(f, X, tolerance=1e-6):\n"
+         "    for P in generate_permutation_matrices(X.shape[1]):\n"
+         "        if np.max(np.abs(f(X @ P) - f(X) @ P)) > tolerance:\n"
+         "            return True\n"
+         "    return False\n", kernel)
+    from grader.course.nb03_permutation_equivariance import reference as ref03
+    kernel["generate_permutation_matrices"] = ref03.permutation_matrices
+    cases, outputs = run_probe(probe, kernel, monkeypatch=monkeypatch)
+    v = verdict(probe, cases, outputs, 4)
+    assert v.score == 0 and "It answers the opposite of the right answer on every input: is a comparison or a " \
+        "condition turned round" in v.message, v.message
+    assert "It says" not in v.message
+
+
 def test_a_gradient_check_that_assumes_a_matrix_loses_its_marks(monkeypatch):
     """Round 10's k07: central differences that loop over X.shape[0] and X.shape[1] and move X[i, j] are right
     for a matrix only; the notebook checks its mha_backward with x of three axes. The fresh inputs include X of
@@ -1895,3 +1914,15 @@ def test_a_wrong_result_is_said_first_and_a_kept_array_costs_only_where_the_resu
     assert v.message.endswith("On 3 of the cases where its result is right, `self.attn_weights` holds the scaled "
                               "scores (Q @ K^T / np.sqrt(d) for each head, d its queries' size), not the attention "
                               "weights."), v.message
+
+
+def test_large_negative_numbers_are_a_masks_only_where_no_input_holds_one():
+    """Round 15's l02: 02's stability cases hold scores near -20000, so a column's maximum taken from the wrong row
+    read as 'a mask over the wrong entries' in a part with no mask. Such numbers are a mask's fill only where no
+    input holds one."""
+    from grader.engine import diagnose
+    w = np.array([[1.0, -2e4, 3.0], [-2e4, 5.0, 6.0]])
+    g = np.array([[1.0, 2.0, -2e4], [-2e4, 5.0, 6.0]])  # one entry masked, one kept, the rest right
+    assert "a mask over the wrong entries" in diagnose.same_shape(g, w, {"x": np.ones((2, 3))})
+    said = diagnose.same_shape(g, w, {"data_in": np.array([[2e4, -2e4]])})
+    assert "mask" not in str(said or ""), said

@@ -490,7 +490,9 @@ def same_shape(got, want, inputs=None, names=()):
         return (f"it holds whole numbers only, where the right answer has fractions, on an input of integers "
                 f"({integers[0]}): an array made with that input's dtype (np.zeros_like, np.empty_like) cuts "
                 "every value stored in it to a whole number; make it a float array")
-    masked = _masked(g, w)
+    # (a score at or below MASKED is a mask's only where no input holds one: 02's stability cases are +-20000)
+    masked = None if any(isinstance(v, np.ndarray) and v.dtype.kind in "biuf" and np.any(v <= MASKED)
+                         for v in (inputs or {}).values()) else _masked(g, w)
     if masked:
         return masked
     if not np.all(np.isfinite(g)):

@@ -1904,8 +1904,8 @@ def _count_tie(probe, case, value):
 def _one_sided(probe, cases, got, reasons):
     """For a part whose answers are yes or no (Probe.answers_repeat, each 1 or 0): "It says True on 7 inputs where
     False is due (...), and is right on every input where True is due", when every wrong answer is the same one;
-    "It says False on 5 inputs where True is due (...), and True on 2 where False is due (...)" when both. None for
-    other parts."""
+    "It says False on 5 inputs where True is due (...), and True on 2 where False is due (...)" when both; that it
+    answers the opposite on every input, when it does. None for other parts."""
     if not probe.answers_repeat:
         return None
     try:
@@ -1924,6 +1924,9 @@ def _one_sided(probe, cases, got, reasons):
         named = "; ".join(c.about for c in these[:3] if c.about) + ("; ..." if len(these) > 3 else "")
         return (f"{'True' if answer else 'False'} on {len(these)} input{'s' if len(these) > 1 else ''} where "
                 f"{'False' if answer else 'True'} is due{f' ({named})' if named else ''}")
+    if len(wrong) == len(cases) and len(cases) > 2:  # every answer the opposite of the one due
+        return ("It answers the opposite of the right answer on every input: is a comparison or a condition turned "
+                "round (> where <= is due, or a not left out or added)?")
     if len({a for _, a in wrong}) == 2:  # wrong both ways: each way, with the inputs it is wrong on
         return f"It says {told(0.0)}, and {told(1.0)}"
     said = "True" if wrong[0][1] == 1.0 else "False"
