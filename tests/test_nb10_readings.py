@@ -33,6 +33,24 @@ def test_pair_counts_says_which_positions_a_loop_with_other_bounds_or_step_leave
     assert readings.pair_counts(inputs, ref.pair_table(ref.count_pairs(corpus), corpus)) is None
 
 
+def test_pair_counts_says_every_pair_is_counted_the_wrong_way_round():
+    """Round 15's o10: zip(word[1:], word[:-1]) keys each pair as (the symbol, the one before it)."""
+    inputs = _book("test_count_pairs")
+    corpus = corpus_of(inputs)
+    backwards = {}
+    for word, freq in corpus.items():
+        for pair in zip(word[1:], word[:-1]):
+            backwards[pair] = backwards.get(pair, 0) + freq
+    said = readings.pair_counts(inputs, ref.pair_table(backwards, corpus))
+    assert said and said.startswith("your counts give every pair the wrong way round, (") and said.endswith(
+        "a key is (word[k], word[k + 1]), a symbol and then the one after it"), said
+    import ast
+    import re
+    shown, a, b = re.search(r"way round, (\(.+?\)) where (.+?) is followed by (.+?):", said).groups()
+    a, b = ast.literal_eval(a), ast.literal_eval(b)
+    assert ast.literal_eval(shown) == (b, a) and (a, b) in ref.count_pairs(corpus), said  # the corpus's pair, forwards
+
+
 def test_pair_counts_names_the_pairs_counted_wrong_otherwise():
     inputs = _book("test_count_pairs")
     corpus = corpus_of(inputs)

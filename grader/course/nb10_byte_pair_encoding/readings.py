@@ -64,6 +64,12 @@ def pair_counts(inputs, value):
     if skipped:
         return (f"your counts {skipped}: count the pair at every position, k = 0 to len(word) - 2, times the word's "
                 "frequency")
+    counts = ref.count_pairs(corpus)
+    backwards = {(b, a): n for (a, b), n in counts.items()}
+    if backwards != counts and np.array_equal(ref.pair_table(backwards, corpus), got):
+        a, b = next((a, b) for (a, b) in counts if (b, a) not in counts)
+        return (f"your counts give every pair the wrong way round, {(b, a)!r} where {a!r} is followed by {b!r}: a key "
+                "is (word[k], word[k + 1]), a symbol and then the one after it")
     pairs = [(a, b) for a in symbols for b in symbols]
     wrong = [k for k in range(len(pairs)) if got[k] != want[k]]
     said = []
