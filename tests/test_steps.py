@@ -543,15 +543,17 @@ def test_a_step_is_not_said_made_from_an_array_that_the_steps_after_it_turn_back
 
 
 def _chain(x):
-    """a = 2 x, b = a + 1, result c = 3 b: one input, three steps."""
-    return [Step("a", "2 x", 2 * x, ("rows", "columns"), ()), Step("b", "a + 1", 2 * x + 1, ("rows", "columns")),
-            Step("c", "3 b", 3 * (2 * x + 1), ("rows", "columns"))]
+    """a = 2 x, k = x + 7 (from the input alone), b = a + 1, result c = 3 b."""
+    return [Step("a", "2 x", 2 * x, ("rows", "columns"), ()), Step("k", "x + 7", x + 7, ("rows", "columns"), ()),
+            Step("b", "a + 1", 2 * x + 1, ("rows", "columns"), ("a",)),
+            Step("c", "3 b", 3 * (2 * x + 1), ("rows", "columns"), ("b",))]
 
 
 def test_an_array_tied_to_a_step_by_some_right_slices_is_said_only_when_every_wrong_case_ties_one():
     """Some slices right and the others wrong can be chance on one input (l04's head output right in one token
-    where its weights were one-hot, told as the head's values): said only when the other wrong cases tie an
-    array of theirs to a step too."""
+    where its weights were one-hot, told as the head's values, head 2's keys unseen before them): after a step not
+    shown right, said only when the other wrong cases tie an array of theirs to a step too; after right steps alone
+    (d09's new parameters, its gradients right), said as before."""
     from grader.engine import protocol
     from grader.engine.protocol import Case, Probe
     from grader.engine.steps import Sliced
@@ -574,6 +576,13 @@ def test_an_array_tied_to_a_step_by_some_right_slices_is_said_only_when_every_wr
                          ([("f", "a", 2 * xs[1]), ("f", "z", partly(xs[1]))], True)):  # tied again: said
         words, certain = protocol._step_finding(probe, cases, got, reasons, [book, fresh])[:2]
         assert ("column 1 of 3 is wrong" in (words or "")) == shown, words
+    # k seen right too: every step before b is right, and the slices are said whatever the other case ties
+    book_k = book + [("f", "k", xs[0] + 7)]
+    said = first_wrong(_chain(xs[0]), book_k, {"x": xs[0]}, True, 3 * partly(xs[0]), 3 * (2 * xs[0] + 1))
+    assert said[1] is True and "column 1 of 3 is wrong" in said[0], said
+    untied = [("f", "a", 2 * xs[1]), ("f", "z", noise)]
+    words, _ = protocol._step_finding(probe, cases, got, reasons, [book_k, untied])[:2]
+    assert "column 1 of 3 is wrong" in words, words
 
 
 def test_an_array_named_as_a_step_on_the_way_is_its_attempt_when_what_it_is_made_from_is_right():

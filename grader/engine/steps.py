@@ -241,7 +241,9 @@ def _first_wrong(steps, trace, inputs, single, result, expected, remake):
             # BARE: the last step, the result itself. What the result itself shows (a structural finding on it, which also looks
             # behind the values at the weights they imply) is said after it when there is one; else `text`.
             return said + ".", BARE, text
-        return text, finding if isinstance(finding, (Known, Sliced)) else True
+        # (slices of an array right, after a step not shown right: said only when every wrong case bears them out)
+        return text, finding if isinstance(finding, Known) or isinstance(finding, Sliced) and not all(right[:i]) \
+            else True
     if not single:
         shared = _returned_another(steps, values, result, expected) or _source_of_wrong_results(steps, right)
         if shared:
@@ -1081,9 +1083,9 @@ class Known(Related):
 
 class Sliced(Tie):
     """A tie by some slices of the array right and the others wrong (diagnose.Slices): on one case it can be
-    chance, so the verdict says it only when every other wrong case the steps describe ties an array too
-    (protocol._step_finding). l04's head output, right in one token of six where the weights were one-hot,
-    was told as head 2's values."""
+    chance, so when a step before it is not shown right, the verdict says it only when every other wrong case the
+    steps describe ties an array too (protocol._step_finding). Round 15's l04: head 2's keys unseen (head 1's,
+    kept once), and its output, right in one token of six where the weights were one-hot, told as its values."""
 
 
 def _tie(text, a):
