@@ -259,9 +259,9 @@ class Finding(str):
 
 class Slices(str):
     """Some slices of an array wrong along one axis, the others right: a fact of one input that can hold there by
-    chance (a softmax's weights all but one-hot on one query make that query's output one value's token); the
-    verdict ties an array to a step by it only when every other wrong case ties that array too
-    (protocol._step_finding)."""
+    chance (a softmax's weights all but one-hot on one query make that query's output one value's token): after a
+    step not shown right, the verdict ties an array to a step by it only when every other wrong case ties an array
+    too (steps.Sliced, protocol._step_finding)."""
 
 
 class Weak(str):
